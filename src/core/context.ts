@@ -1,0 +1,135 @@
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import type {
+  AppState,
+  McpClientInfo,
+  PermissionDecider,
+  SessionPaths,
+  ToolUseContext,
+  Tools,
+} from "./Tool.js";
+import type { Message } from "./messages.js";
+import type { PermissionMode, ToolPermissionContext } from "./permissionTypes.js";
+import type { HookRunner } from "./hookTypes.js";
+import type { Settings } from "../settings/types.js";
+import { createFileStateCache, type FileStateCache } from "./fileStateCache.js";
+import { createFileHistory, type FileHistory } from "./fileHistory.js";
+import { createTaskRegistry, type TaskRegistry } from "./tasks.js";
+
+export function getToolgateHome(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.TOOLGATE_HOME;
+  if (configured && configured.trim()) return path.resolve(configured);
+  return path.join(os.homedir(), ".toolgate");
+}
+
+/** A project's folder name under `<home>/projects`: its absolute path with every non-alphanumeric as `-`. */
+export function projectKey(cwd: string): string {
+  return path.resolve(cwd).replace(/[^A-Za-z0-9]/g, "-");
+}
+
+export function getSessionPaths(home: string, cwd: string, sessionId: string): SessionPaths {
+  const sessionDir = path.join(home, "projects", projectKey(cwd), sessionId);
+  return { home, sessionDir, toolResultsDir: path.join(sessionDir, "tool-results") };
+}
+
+export function createEmptyPermissionContext(cwd: string, mode: PermissionMode = "default"): ToolPermissionContext {
+  return {
+    mode,
+    cwd: path.resolve(cwd),
+    additionalWorkingDirectories: [],
+    rules: [],
+    shouldAvoidPermissionPrompts: false,
+  };
+}
+
+export interface CreateToolUseContextOptions {
+  tools: Tools;
+  cwd?: string;
+  sessionId?: string;
+  /** Defaults to TOOLGATE_HOME or ~/.toolgate. */
+  home?: string;
+  builtinTools?: Tools;
+  mcpClients?: readonly McpClientInfo[];
+  mainLoopModel?: string;
+  debug?: boolean;
+  verbose?: boolean;
+  isNonInteractiveSession?: boolean;
+  refreshTools?: () => Tools;
+  maxToolUseConcurrency?: number;
+  settings?: Settings;
+  permissionContext?: ToolPermissionContext;
+  permissionDecider?: PermissionDecider;
+  hookRunner?: HookRunner;
+  abortController?: AbortController;
+  messages?: Message[];
+  readFileState?: FileStateCache;
+  fileHistory?: FileHistory;
+  tasks?: TaskRegistry;
+  env?: NodeJS.ProcessEnv;
+  agentId?: string;
+}
+
+/** The session's dependency container, with every stateful part created fresh unless supplied. */
+export function createToolUseContext(options: CreateToolUseContextOptions): ToolUseContext {
+  const env = options.env ?? process.env;
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const sessionId = options.sessionId ?? randomUUID();
+  const paths = getSessionPaths(options.home ?? getToolgateHome(env), cwd, sessionId);
+  const isNonInteractiveSession = options.isNonInteractiveSession ?? false;
+
+  let appState: AppState = {
+    toolPermissionContext: options.permissionContext ?? {
+      ...createEmptyPermissionContext(cwd),
+      shouldAvoidPermissionPrompts: isNonInteractiveSession,
+    },
+    loadedDeferredTools: new Set(),
+  };
+  let shellCwd = cwd;
+  let inProgress: ReadonlySet<string> = new Set();
+
+  return {
+    options: {
+      tools: options.tools,
+      builtinTools: options.builtinTools,
+      mcpClients: options.mcpClients ?? [],
+      mainLoopModel: options.mainLoopModel ?? "",
+      debug: options.debug ?? false,
+      verbose: options.verbose ?? false,
+      isNonInteractiveSession,
+      refreshTools: options.refreshTools,
+      maxToolUseConcurrency: options.maxToolUseConcurrency,
+      settings: options.settings ?? {},
+    },
+    sessionId,
+    paths,
+    getAppState: () => appState,
+    setAppState: (update) => {
+      appState = update(appState);
+    },
+    getCwd: () => shellCwd,
+    setCwd: (dir) => {
+      shellCwd = path.resolve(shellCwd, dir);
+    },
+    readFileState: options.readFileState ?? createFileStateCache(),
+    abortController: options.abortController ?? new AbortController(),
+    messages: options.messages ?? [],
+    setInProgressToolUseIDs: (update) => {
+      inProgress = update(inProgress);
+    },
+    agentId: options.agentId,
+    fileHistory: options.fileHistory ?? createFileHistory(path.join(paths.sessionDir, "file-history")),
+    tasks: options.tasks ?? createTaskRegistry(),
+    contentReplacementState: { seen: new Set(), replacements: new Map() },
+    permissionDecider: options.permissionDecider,
+    hookRunner: options.hookRunner,
+    env,
+  };
+}
+
+/** Restore the files changed since `messageId` (that message included); see FileHistory.rewind. */
+export function rewindFiles(context: ToolUseContext, messageId: string) {
+  const result = context.fileHistory.rewind(messageId);
+  for (const file of [...result.restored, ...result.deleted]) context.readFileState.delete(file);
+  return result;
+}

@@ -1,0 +1,144 @@
+import fs from "node:fs";
+import path from "node:path";
+import { createHash, randomUUID } from "node:crypto";
+
+/** One file's state before a message first changed it. `backup` null = the file did not exist. */
+interface FileBackup {
+  filePath: string;
+  backup: string | null;
+  mode?: number;
+}
+
+interface Snapshot {
+  messageId: string;
+  files: Map<string, FileBackup>;
+}
+
+export interface RewindResult {
+  messageId: string;
+  restored: string[];
+  deleted: string[];
+  errors: Array<{ filePath: string; message: string }>;
+}
+
+/**
+ * Checkpoints of files before the tools change them, keyed by the assistant message that made the change.
+ * Synchronous on purpose: writers call `checkpoint` inside their critical section.
+ */
+export interface FileHistory {
+  /** Save the file's current bytes (or its absence) unless `messageId` already saved this file. */
+  checkpoint(filePath: string, messageId: string): void;
+  /** Restore every file changed by `messageId` and later messages to its state before them. */
+  rewind(messageId: string): RewindResult;
+  /** Message ids that have checkpoints, oldest first. */
+  messageIds(): string[];
+  /** Files a message changed. */
+  changedFiles(messageId: string): string[];
+}
+
+export class UnknownCheckpointError extends Error {
+  constructor(messageId: string, known: string[]) {
+    super(
+      `No file changes were recorded for message ${messageId}.` +
+        (known.length ? ` Messages with checkpoints: ${known.join(", ")}.` : " No checkpoints exist in this session."),
+    );
+    this.name = "UnknownCheckpointError";
+  }
+}
+
+function resolveTarget(filePath: string): string {
+  try {
+    return fs.realpathSync(filePath);
+  } catch {
+    return path.resolve(filePath);
+  }
+}
+
+function writeFileAtomicSync(filePath: string, data: Buffer, mode?: number): void {
+  const tmp = path.join(path.dirname(filePath), `.${path.basename(filePath)}.toolgate-${randomUUID().slice(0, 8)}.tmp`);
+  const fd = fs.openSync(tmp, "w", mode ?? 0o644);
+  try {
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (mode !== undefined) fs.chmodSync(tmp, mode);
+  fs.renameSync(tmp, filePath);
+}
+
+export function createFileHistory(historyDir: string): FileHistory {
+  const snapshots: Snapshot[] = [];
+  let counter = 0;
+
+  const snapshotFor = (messageId: string): Snapshot => {
+    let snap = snapshots.find((s) => s.messageId === messageId);
+    if (!snap) {
+      snap = { messageId, files: new Map() };
+      snapshots.push(snap);
+    }
+    return snap;
+  };
+
+  const writeManifest = () => {
+    const manifest = snapshots.map((s) => ({ messageId: s.messageId, files: [...s.files.values()] }));
+    fs.mkdirSync(historyDir, { recursive: true });
+    fs.writeFileSync(path.join(historyDir, "manifest.json"), JSON.stringify(manifest, null, 2));
+  };
+
+  return {
+    checkpoint(filePath, messageId) {
+      const target = resolveTarget(filePath);
+      const snap = snapshotFor(messageId);
+      if (snap.files.has(target)) return;
+      let entry: FileBackup;
+      let stat: fs.Stats | undefined;
+      try {
+        stat = fs.statSync(target);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      }
+      if (stat) {
+        fs.mkdirSync(historyDir, { recursive: true });
+        const name = `${String(++counter).padStart(5, "0")}-${createHash("sha1").update(target).digest("hex").slice(0, 12)}.bak`;
+        const backup = path.join(historyDir, name);
+        fs.copyFileSync(target, backup);
+        entry = { filePath: target, backup, mode: stat.mode & 0o7777 };
+      } else {
+        entry = { filePath: target, backup: null };
+      }
+      snap.files.set(target, entry);
+      writeManifest();
+    },
+
+    rewind(messageId) {
+      const index = snapshots.findIndex((s) => s.messageId === messageId);
+      if (index < 0) throw new UnknownCheckpointError(messageId, snapshots.map((s) => s.messageId));
+      const earliest = new Map<string, FileBackup>();
+      for (const snap of snapshots.slice(index)) {
+        for (const [file, backup] of snap.files) if (!earliest.has(file)) earliest.set(file, backup);
+      }
+      const result: RewindResult = { messageId, restored: [], deleted: [], errors: [] };
+      for (const { filePath, backup, mode } of earliest.values()) {
+        try {
+          if (backup === null) {
+            fs.rmSync(filePath, { force: true });
+            result.deleted.push(filePath);
+          } else {
+            fs.mkdirSync(path.dirname(filePath), { recursive: true });
+            writeFileAtomicSync(filePath, fs.readFileSync(backup), mode);
+            result.restored.push(filePath);
+          }
+        } catch (err) {
+          result.errors.push({ filePath, message: (err as Error).message });
+        }
+      }
+      snapshots.splice(index);
+      writeManifest();
+      return result;
+    },
+
+    messageIds: () => snapshots.map((s) => s.messageId),
+    changedFiles: (messageId) => [...(snapshots.find((s) => s.messageId === messageId)?.files.keys() ?? [])],
+  };
+}

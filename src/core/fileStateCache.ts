@@ -1,0 +1,111 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
+
+/** What the session knows about a file it has read or written. */
+export interface FileState {
+  /** sha256 of the file's raw bytes when it was read (or written) in full. */
+  contentHash: string;
+  /** Decoded content, kept only for small files; large files are tracked by hash alone. */
+  content?: string;
+  mtimeMs: number;
+  size: number;
+  /** The window shown, for partial reads (1-based line offset). */
+  offset?: number;
+  limit?: number;
+  /** True when the model saw only an automatic partial view, which does not count as a read for editing. */
+  isPartialView?: boolean;
+  /** When the entry was recorded (ms since epoch). */
+  timestamp: number;
+}
+
+export interface FileStateCache {
+  get(filePath: string): FileState | undefined;
+  set(filePath: string, state: FileState): void;
+  has(filePath: string): boolean;
+  delete(filePath: string): boolean;
+  keys(): string[];
+  readonly size: number;
+  /** Total characters of cached content. */
+  readonly contentChars: number;
+  clear(): void;
+  /** An independent copy (subagents that must not share read state). */
+  clone(): FileStateCache;
+}
+
+export const FILE_STATE_MAX_ENTRIES = 100;
+export const FILE_STATE_MAX_CONTENT_CHARS = 25 * 1024 * 1024;
+/** Content above this many chars is not kept in the cache; its hash is. */
+export const FILE_STATE_MAX_ENTRY_CONTENT_CHARS = 1024 * 1024;
+
+export function hashContent(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** An LRU of path → FileState bounded by entry count and by the total characters of cached content. */
+export function createFileStateCache(
+  maxEntries = FILE_STATE_MAX_ENTRIES,
+  maxContentChars = FILE_STATE_MAX_CONTENT_CHARS,
+): FileStateCache {
+  const entries = new Map<string, FileState>();
+  let contentChars = 0;
+
+  const key = (filePath: string) => path.normalize(filePath);
+  const weight = (state: FileState) => state.content?.length ?? 0;
+
+  const remove = (k: string) => {
+    const old = entries.get(k);
+    if (!old) return false;
+    contentChars -= weight(old);
+    entries.delete(k);
+    return true;
+  };
+
+  const evict = () => {
+    while (entries.size > maxEntries || (contentChars > maxContentChars && entries.size > 1)) {
+      const oldest = entries.keys().next().value as string;
+      remove(oldest);
+    }
+  };
+
+  const cache: FileStateCache = {
+    get(filePath) {
+      const k = key(filePath);
+      const state = entries.get(k);
+      if (state) {
+        entries.delete(k);
+        entries.set(k, state);
+      }
+      return state;
+    },
+    set(filePath, state) {
+      const k = key(filePath);
+      remove(k);
+      const stored =
+        state.content !== undefined && state.content.length > FILE_STATE_MAX_ENTRY_CONTENT_CHARS
+          ? { ...state, content: undefined }
+          : state;
+      entries.set(k, stored);
+      contentChars += weight(stored);
+      evict();
+    },
+    has: (filePath) => entries.has(key(filePath)),
+    delete: (filePath) => remove(key(filePath)),
+    keys: () => [...entries.keys()],
+    get size() {
+      return entries.size;
+    },
+    get contentChars() {
+      return contentChars;
+    },
+    clear() {
+      entries.clear();
+      contentChars = 0;
+    },
+    clone() {
+      const copy = createFileStateCache(maxEntries, maxContentChars);
+      for (const [k, v] of entries) copy.set(k, { ...v });
+      return copy;
+    },
+  };
+  return cache;
+}

@@ -1,0 +1,71 @@
+export type * from "./Tool.js";
+export type * from "./messages.js";
+export type * from "./permissionTypes.js";
+export type * from "./hookTypes.js";
+export { PERMISSION_MODES, PERMISSION_RULE_SOURCES } from "./permissionTypes.js";
+export { buildTool, type ToolDef } from "./buildTool.js";
+export {
+  findToolByName,
+  toolMatchesName,
+  normalizeNameForMcp,
+  buildMcpToolName,
+  parseMcpToolName,
+  isDeferredTool,
+  getToolsForModel,
+  getDeferredToolNames,
+} from "./registry.js";
+export {
+  createToolUseContext,
+  createEmptyPermissionContext,
+  getToolgateHome,
+  getSessionPaths,
+  projectKey,
+  rewindFiles,
+  type CreateToolUseContextOptions,
+} from "./context.js";
+export { createFileStateCache, hashContent, type FileState, type FileStateCache } from "./fileStateCache.js";
+export { createFileHistory, UnknownCheckpointError, type FileHistory, type RewindResult } from "./fileHistory.js";
+export { createTaskRegistry, type BackgroundTask, type TaskRegistry, type TaskStatus } from "./tasks.js";
+export { parseToolInput, formatZodIssues, type ParseOutcome } from "./validation.js";
+export {
+  TelemetrySafeError,
+  AbortError,
+  InputValidationError,
+  classifyToolError,
+  formatError,
+  isAbortError,
+  truncateMiddle,
+} from "./errors.js";
+export {
+  mapToolResultToToolResultBlockParam,
+  maybePersistLargeToolResult,
+  applyToolResultBudget,
+  buildPersistedOutputMessage,
+  persistenceThreshold,
+  toolResultTextLength,
+  MAX_INLINE_RESULT_CHARS,
+  MAX_TOOL_RESULTS_PER_MESSAGE_CHARS,
+  type BudgetEntry,
+} from "./results.js";
+export {
+  runToolUse,
+  cancellationMessage,
+  INTERRUPT_MESSAGE,
+  type ToolUseUpdate,
+  type ToolResultUpdate,
+  type ProgressUpdate,
+  type ToolUseOutcome,
+} from "./runToolUse.js";
+export {
+  runTools,
+  runToolsToMessage,
+  partitionToolCalls,
+  isToolUseConcurrencySafe,
+  getMaxToolUseConcurrency,
+  DEFAULT_MAX_TOOL_USE_CONCURRENCY,
+  type ToolBatch,
+  type ToolResultMessageResult,
+} from "./runTools.js";
+export { toolToAPISchema, toolInputJSONSchema, type ToolAPISchema } from "./apiSchema.js";
+export { createAsyncQueue, type AsyncQueue } from "./asyncQueue.js";
+export { expandPath, isPathInside, displayPath } from "./paths.js";

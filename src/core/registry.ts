@@ -1,0 +1,47 @@
+import type { AnyTool, Tools } from "./Tool.js";
+
+export function toolMatchesName(tool: Pick<AnyTool, "name" | "aliases">, name: string): boolean {
+  return tool.name === name || (tool.aliases?.includes(name) ?? false);
+}
+
+/** A tool by its name, else by an alias. */
+export function findToolByName(tools: Tools, name: string): AnyTool | undefined {
+  return tools.find((t) => t.name === name) ?? tools.find((t) => t.aliases?.includes(name));
+}
+
+/** Each part of an MCP tool name is limited to [A-Za-z0-9_-]; anything else becomes `_`. */
+export function normalizeNameForMcp(part: string): string {
+  return part.replace(/[^A-Za-z0-9_-]/g, "_");
+}
+
+export function buildMcpToolName(serverName: string, toolName: string): string {
+  return `mcp__${normalizeNameForMcp(serverName)}__${normalizeNameForMcp(toolName)}`;
+}
+
+/** `mcp__server__tool` → parts; `mcp__server` → server only. Server names cannot contain `__`. */
+export function parseMcpToolName(name: string): { serverName: string; toolName?: string } | null {
+  if (!name.startsWith("mcp__")) return null;
+  const rest = name.slice(5);
+  const sep = rest.indexOf("__");
+  if (sep < 0) return rest ? { serverName: rest } : null;
+  const serverName = rest.slice(0, sep);
+  const toolName = rest.slice(sep + 2);
+  if (!serverName) return null;
+  return toolName ? { serverName, toolName } : { serverName };
+}
+
+/** MCP tools and tools that ask for it are announced by name only until ToolSearch loads them. */
+export function isDeferredTool(tool: AnyTool): boolean {
+  if (tool.alwaysLoad) return false;
+  return tool.isMcp === true || tool.shouldDefer === true;
+}
+
+/** Tools whose full schemas go to the model: the non-deferred ones plus the deferred ones already loaded. */
+export function getToolsForModel(tools: Tools, loadedDeferredTools: ReadonlySet<string>): AnyTool[] {
+  return tools.filter((t) => t.isEnabled() && (!isDeferredTool(t) || loadedDeferredTools.has(t.name)));
+}
+
+/** Names of deferred tools not loaded yet, announced to the model by name only. */
+export function getDeferredToolNames(tools: Tools, loadedDeferredTools: ReadonlySet<string>): string[] {
+  return tools.filter((t) => t.isEnabled() && isDeferredTool(t) && !loadedDeferredTools.has(t.name)).map((t) => t.name);
+}

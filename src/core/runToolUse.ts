@@ -1,0 +1,343 @@
+import { isDeepStrictEqual } from "node:util";
+import type { AnyObject, AnyTool, CanUseToolFn, HookPermissionDecision, ToolResult, ToolUseContext } from "./Tool.js";
+import type { AssistantMessage, Message, TextBlock, ToolResultBlockParam, ToolUseBlock } from "./messages.js";
+import type { PermissionDecision } from "./permissionTypes.js";
+import type { HookNotice } from "./hookTypes.js";
+import { findToolByName, isDeferredTool } from "./registry.js";
+import { formatZodIssues, parseToolInput } from "./validation.js";
+import { AbortError, classifyToolError, formatError, isAbortError } from "./errors.js";
+import { mapToolResultToToolResultBlockParam, maybePersistLargeToolResult } from "./results.js";
+import { createAsyncQueue } from "./asyncQueue.js";
+
+export interface ProgressUpdate {
+  type: "progress";
+  toolUseID: string;
+  data: unknown;
+}
+
+export type ToolUseOutcome = "success" | "tool_error" | "invalid_input" | "denied" | "cancelled" | "unknown_tool" | "runtime_error";
+
+export interface ToolResultUpdate {
+  type: "result";
+  toolUseID: string;
+  block: ToolResultBlockParam;
+  /** The tool that ran, when one was found (the per-message budget needs its limit). */
+  tool?: AnyTool;
+  /** The tool's structured output on success. */
+  output?: unknown;
+  outcome: ToolUseOutcome;
+  /** classifyToolError label for failures; safe for telemetry. */
+  errorLabel?: string;
+  contextModifier?: ToolResult<unknown>["contextModifier"];
+  newMessages?: Message[];
+  mcpMeta?: ToolResult<unknown>["mcpMeta"];
+  /** A hook asked to stop the turn after this call. */
+  preventContinuation?: { reason: string };
+  /** For the user, not the model: hook messages, hook failures. */
+  notices: HookNotice[];
+  durationMs: number;
+}
+
+export type ToolUseUpdate = ProgressUpdate | ToolResultUpdate;
+
+export const INTERRUPT_MESSAGE =
+  "The user interrupted this tool call, so it did not complete. Stop what you are doing and wait for the user to say how to continue.";
+
+export function cancellationMessage(signal: AbortSignal): string {
+  return signal.reason instanceof AbortError ? signal.reason.message : INTERRUPT_MESSAGE;
+}
+
+const wrapError = (message: string) => `<tool_use_error>${message}</tool_use_error>`;
+
+function errorBlock(toolUseID: string, content: string): ToolResultBlockParam {
+  return { type: "tool_result", tool_use_id: toolUseID, content, is_error: true };
+}
+
+function deferredHint(tool: AnyTool, context: ToolUseContext): string {
+  if (!isDeferredTool(tool) || context.getAppState().loadedDeferredTools.has(tool.name)) return "";
+  return `\nThe schema of ${tool.name} has not been loaded in this conversation, so its parameters were guessed. Call ToolSearch with query "select:${tool.name}" to load it, then call ${tool.name} again.`;
+}
+
+function withExtraText(block: ToolResultBlockParam, texts: string[]): ToolResultBlockParam {
+  if (texts.length === 0) return block;
+  const extra: TextBlock[] = texts.map((text) => ({ type: "text", text }));
+  const content = typeof block.content === "string" ? [{ type: "text" as const, text: block.content }, ...extra] : [...block.content, ...extra];
+  return { ...block, content };
+}
+
+/** Without a rule engine the tool's own verdict decides; `passthrough` means ask. */
+async function decideWithoutEngine(
+  tool: AnyTool,
+  input: AnyObject,
+  context: ToolUseContext,
+  hookDecision: HookPermissionDecision | undefined,
+): Promise<PermissionDecision> {
+  const result = await tool.checkPermissions(input, context);
+  if (result.behavior === "deny" || result.behavior === "allow" || result.behavior === "ask") return result;
+  if (hookDecision?.behavior === "allow") {
+    return { behavior: "allow", decisionReason: { type: "hook", hookEvent: "PreToolUse", command: hookDecision.command, reason: hookDecision.reason } };
+  }
+  return { ...result, behavior: "ask" };
+}
+
+/**
+ * Run one tool_use through the whole pipeline, yielding progress as it happens and exactly one result.
+ * Nothing thrown inside — by the tool, a hook, or the runtime — escapes as anything but that result.
+ */
+export async function* runToolUse(
+  toolUse: ToolUseBlock,
+  assistantMessage: AssistantMessage,
+  canUseTool: CanUseToolFn,
+  context: ToolUseContext,
+): AsyncGenerator<ToolUseUpdate, void> {
+  const started = Date.now();
+  const toolUseID = toolUse.id;
+  let resultYielded = false;
+  let foundTool: AnyTool | undefined;
+  try {
+    for await (const update of pipeline(toolUse, assistantMessage, canUseTool, context, started, (t) => (foundTool = t))) {
+      if (update.type === "result") {
+        if (resultYielded) continue;
+        resultYielded = true;
+      }
+      yield update;
+    }
+  } catch (err) {
+    if (!resultYielded) {
+      resultYielded = true;
+      yield {
+        type: "result",
+        toolUseID,
+        block: errorBlock(toolUseID, wrapError(`Error: toolgate failed while running this tool: ${formatError(err)}`)),
+        tool: foundTool,
+        outcome: "runtime_error",
+        errorLabel: classifyToolError(err),
+        notices: [],
+        durationMs: Date.now() - started,
+      };
+    }
+  }
+  if (!resultYielded) {
+    yield {
+      type: "result",
+      toolUseID,
+      block: errorBlock(toolUseID, wrapError("Error: the tool finished without producing a result.")),
+      tool: foundTool,
+      outcome: "runtime_error",
+      notices: [],
+      durationMs: Date.now() - started,
+    };
+  }
+}
+
+async function* pipeline(
+  toolUse: ToolUseBlock,
+  assistantMessage: AssistantMessage,
+  canUseTool: CanUseToolFn,
+  context: ToolUseContext,
+  started: number,
+  onToolFound: (tool: AnyTool) => void,
+): AsyncGenerator<ToolUseUpdate, void> {
+  const toolUseID = toolUse.id;
+  const notices: HookNotice[] = [];
+  const additionalContext: string[] = [];
+  let preventContinuation: { reason: string } | undefined;
+
+  const finish = (
+    block: ToolResultBlockParam,
+    outcome: ToolUseOutcome,
+    extra: Partial<ToolResultUpdate> = {},
+  ): ToolResultUpdate => ({
+    type: "result",
+    toolUseID,
+    block: withExtraText(block, additionalContext),
+    outcome,
+    notices,
+    preventContinuation,
+    durationMs: Date.now() - started,
+    ...extra,
+  });
+
+  // 1. find the tool
+  const name = typeof toolUse.name === "string" ? toolUse.name : String(toolUse.name);
+  const tools = context.options.refreshTools?.() ?? context.options.tools;
+  const tool =
+    findToolByName(tools, name) ?? context.options.builtinTools?.find((t) => t.aliases?.includes(name));
+  if (!tool || !tool.isEnabled()) {
+    yield finish(errorBlock(toolUseID, wrapError(`Error: No such tool available: ${name}`)), "unknown_tool");
+    return;
+  }
+  onToolFound(tool);
+  const fail = (content: string, outcome: ToolUseOutcome, extra: Partial<ToolResultUpdate> = {}) =>
+    finish(errorBlock(toolUseID, content), outcome, { tool, ...extra });
+
+  // 2. cancelled before it started
+  const signal = context.abortController.signal;
+  if (signal.aborted) {
+    yield fail(cancellationMessage(signal), "cancelled");
+    return;
+  }
+
+  // 3. schema
+  const parsed = parseToolInput(tool.inputSchema, toolUse.input);
+  if (!parsed.success) {
+    yield fail(wrapError(formatZodIssues(tool.name, parsed.issues) + deferredHint(tool, context)), "invalid_input");
+    return;
+  }
+  let callInput = parsed.data as AnyObject;
+
+  // 4. the observable clone that hooks and permission checks see
+  const observe = (input: AnyObject): AnyObject => {
+    const clone = { ...input };
+    tool.backfillObservableInput?.(clone);
+    return clone;
+  };
+  let observable = observe(callInput);
+
+  // 5. the tool's own validation
+  const validate = async (input: AnyObject) => (tool.validateInput ? tool.validateInput(input, context) : { result: true as const });
+  const validation = await validate(callInput);
+  if (!validation.result) {
+    yield fail(wrapError(validation.message), "invalid_input", { errorLabel: `validation:${validation.errorCode}` });
+    return;
+  }
+
+  // 6. PreToolUse hooks
+  let hookDecision: HookPermissionDecision | undefined;
+  if (context.hookRunner) {
+    const outcome = await context.hookRunner.preToolUse({ tool, input: observable, toolUseID, context });
+    notices.push(...outcome.notices);
+    additionalContext.push(...outcome.additionalContext);
+    if (outcome.preventContinuation) {
+      preventContinuation = outcome.preventContinuation;
+      yield fail(`A PreToolUse hook stopped this turn before ${tool.name} ran: ${outcome.preventContinuation.reason}`, "denied");
+      return;
+    }
+    if (outcome.updatedInput) {
+      const reparsed = parseToolInput(tool.inputSchema, outcome.updatedInput);
+      if (!reparsed.success) {
+        yield fail(
+          wrapError(`A PreToolUse hook rewrote the input of ${tool.name} into an invalid one.\n${formatZodIssues(tool.name, reparsed.issues)}`),
+          "invalid_input",
+        );
+        return;
+      }
+      const revalidation = await validate(reparsed.data as AnyObject);
+      if (!revalidation.result) {
+        yield fail(wrapError(revalidation.message), "invalid_input", { errorLabel: `validation:${revalidation.errorCode}` });
+        return;
+      }
+      callInput = reparsed.data as AnyObject;
+      observable = observe(callInput);
+    }
+    hookDecision = outcome.permissionDecision;
+    if (hookDecision?.behavior === "deny") {
+      const reason = hookDecision.reason ? `: ${hookDecision.reason}` : ".";
+      yield fail(`A PreToolUse hook blocked this ${tool.name} call${reason}`, "denied");
+      return;
+    }
+  }
+
+  // 7. permissions: the rule engine, PermissionRequest hooks, then canUseTool for what would ask
+  let decision = context.permissionDecider
+    ? await context.permissionDecider(tool, observable, context, { toolUseID, hookDecision })
+    : await decideWithoutEngine(tool, observable, context, hookDecision);
+  if (decision.behavior === "ask" && context.hookRunner) {
+    const outcome = await context.hookRunner.permissionRequest({ tool, input: observable, toolUseID, context, decision });
+    notices.push(...outcome.notices);
+    if (outcome.decision) decision = outcome.decision;
+  }
+  if (decision.behavior === "ask") {
+    decision = await canUseTool(tool, observable, context, assistantMessage, toolUseID, decision);
+  }
+  if (decision.behavior !== "allow") {
+    const message = decision.behavior === "deny" ? decision.message : `Permission to use ${tool.name} was not granted.`;
+    yield fail(message, "denied");
+    return;
+  }
+  if (decision.updatedInput && !isDeepStrictEqual(decision.updatedInput, observable)) {
+    const reparsed = parseToolInput(tool.inputSchema, decision.updatedInput);
+    if (!reparsed.success) {
+      yield fail(wrapError(`The permission step changed the input into an invalid one.\n${formatZodIssues(tool.name, reparsed.issues)}`), "invalid_input");
+      return;
+    }
+    callInput = reparsed.data as AnyObject;
+    observable = observe(callInput);
+  }
+  if (signal.aborted) {
+    yield fail(cancellationMessage(signal), "cancelled");
+    return;
+  }
+
+  // 8. call, streaming progress
+  context.setInProgressToolUseIDs((prev) => new Set([...prev, toolUseID]));
+  const queue = createAsyncQueue<ProgressUpdate>();
+  let settled: { ok: true; value: ToolResult<unknown> } | { ok: false; error: unknown } | undefined;
+  const onAbort = () => queue.close();
+  signal.addEventListener("abort", onAbort, { once: true });
+  const callContext: ToolUseContext = { ...context, toolUseId: toolUseID };
+  try {
+    void Promise.resolve()
+      .then(() =>
+        tool.call(callInput, callContext, canUseTool, assistantMessage, (progress) =>
+          queue.push({ type: "progress", toolUseID, data: progress.data }),
+        ),
+      )
+      .then(
+        (value) => (settled = { ok: true, value }),
+        (error) => (settled = { ok: false, error }),
+      )
+      .finally(() => queue.close());
+    for await (const progress of queue) yield progress;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    context.setInProgressToolUseIDs((prev) => {
+      const next = new Set(prev);
+      next.delete(toolUseID);
+      return next;
+    });
+  }
+
+  const runFailureHooks = async (error: string, isInterrupt: boolean) => {
+    if (!context.hookRunner) return;
+    const outcome = await context.hookRunner.postToolUseFailure({ tool, input: observable, toolUseID, context, error, isInterrupt });
+    notices.push(...outcome.notices);
+    additionalContext.push(...outcome.additionalContext);
+    if (outcome.preventContinuation) preventContinuation = outcome.preventContinuation;
+    if (outcome.blockingError) additionalContext.push(`A PostToolUseFailure hook reported: ${outcome.blockingError}`);
+  };
+
+  const result = settled as typeof settled;
+  if (!result || (!result.ok && (isAbortError(result.error) || signal.aborted))) {
+    const message = cancellationMessage(signal);
+    await runFailureHooks(message, true);
+    yield fail(message, "cancelled");
+    return;
+  }
+  if (!result.ok) {
+    const message = formatError(result.error);
+    await runFailureHooks(message, false);
+    yield fail(wrapError(`Error: ${message}`), "tool_error", { errorLabel: classifyToolError(result.error) });
+    return;
+  }
+
+  // 9. PostToolUse hooks
+  const output = result.value.data;
+  if (context.hookRunner) {
+    const outcome = await context.hookRunner.postToolUse({ tool, input: observable, toolUseID, context, response: output });
+    notices.push(...outcome.notices);
+    additionalContext.push(...outcome.additionalContext);
+    if (outcome.preventContinuation) preventContinuation = outcome.preventContinuation;
+    if (outcome.blockingError) additionalContext.push(`A PostToolUse hook objected to this result: ${outcome.blockingError}`);
+  }
+
+  // 10. map to a tool_result, persisting it when it is too large
+  const block = await maybePersistLargeToolResult(tool, mapToolResultToToolResultBlockParam(tool, output, toolUseID), context);
+  yield finish(block, block.is_error ? "tool_error" : "success", {
+    tool,
+    output,
+    contextModifier: result.value.contextModifier,
+    newMessages: result.value.newMessages,
+    mcpMeta: result.value.mcpMeta,
+  });
+}

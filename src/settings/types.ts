@@ -1,0 +1,74 @@
+import type { PermissionMode } from "../core/permissionTypes.js";
+
+/** Settings sources that are files, lowest precedence first. */
+export const SETTINGS_FILE_SOURCES = ["userSettings", "projectSettings", "localSettings", "flagSettings", "policySettings"] as const;
+export type SettingsFileSource = (typeof SETTINGS_FILE_SOURCES)[number];
+
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PermissionRequest",
+  "UserPromptSubmit",
+  "SessionStart",
+  "Stop",
+] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+export interface HookCommandConfig {
+  type: "command";
+  command: string;
+  /** Seconds; default 60. */
+  timeout?: number;
+}
+
+export interface HookMatcherConfig {
+  /** Empty or `*` = every tool; `A|B` = exact names; otherwise a regular expression. */
+  matcher?: string;
+  hooks: HookCommandConfig[];
+}
+
+export type HooksSettings = Partial<Record<HookEventName, HookMatcherConfig[]>>;
+
+export interface PermissionsSettings {
+  allow?: string[];
+  deny?: string[];
+  ask?: string[];
+  defaultMode?: PermissionMode;
+  additionalDirectories?: string[];
+}
+
+/** Same JSON shape as Claude Code's settings.json for `permissions` and `hooks`; the rest is toolgate's. */
+export interface Settings {
+  permissions?: PermissionsSettings;
+  hooks?: HooksSettings;
+  /** Glob tool: search hidden files (default true) and apply .gitignore (default false). */
+  glob?: { includeHidden?: boolean; respectGitignore?: boolean };
+  /** Grep tool: kill ripgrep after this many milliseconds (default 20 000). */
+  grep?: { timeoutMs?: number };
+  /** MCP client: timeouts in milliseconds. */
+  mcp?: { connectTimeoutMs?: number; callTimeoutMs?: number };
+  [key: string]: unknown;
+}
+
+export interface SettingsFile {
+  source: SettingsFileSource;
+  /** Absolute path of the file. */
+  path: string;
+  /** Directory that `/x` permission patterns in this file are relative to. */
+  root: string;
+  settings: Settings;
+}
+
+export interface SettingsLoadError {
+  source: SettingsFileSource;
+  path: string;
+  message: string;
+}
+
+export interface LoadedSettings {
+  /** Files that loaded, lowest precedence first. */
+  files: SettingsFile[];
+  /** Files that exist but could not be used; their contents are ignored entirely. */
+  errors: SettingsLoadError[];
+}

@@ -1,0 +1,30 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createToolUseContext, type CreateToolUseContextOptions } from "../src/core/context.js";
+import type { CanUseToolFn, ToolUseContext } from "../src/core/Tool.js";
+import type { AssistantMessage } from "../src/core/messages.js";
+
+const createdDirs: string[] = [];
+process.once("exit", () => {
+  for (const dir of createdDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temp directory (realpath), removed when the test process exits. */
+export function tempDir(prefix = "toolgate-test-"): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  createdDirs.push(dir);
+  return dir;
+}
+
+/** A context whose data home is a temp dir, so tests never touch ~/.toolgate. */
+export function testContext(options: Partial<CreateToolUseContextOptions> & Pick<CreateToolUseContextOptions, "tools">): ToolUseContext {
+  return createToolUseContext({ home: tempDir("toolgate-home-"), cwd: options.cwd ?? tempDir("toolgate-cwd-"), ...options });
+}
+
+export const assistantMessage = (id = "msg_test"): AssistantMessage => ({ role: "assistant", id, content: [] });
+
+/** canUseTool that approves every ask (an interactive user saying yes). */
+export const approveAll: CanUseToolFn = async () => ({ behavior: "allow" });
+/** canUseTool that rejects every ask. */
+export const rejectAll: CanUseToolFn = async () => ({ behavior: "deny", message: "The user rejected this call." });

@@ -1,0 +1,171 @@
+import path from "node:path";
+import type { HookCallArgs, HookNotice, HookRunner } from "../core/hookTypes.js";
+import type { PermissionDecision } from "../core/permissionTypes.js";
+import { formatError } from "../core/errors.js";
+import type { LoadedSettings } from "../settings/types.js";
+import { validateHooksSettings } from "./config.js";
+import { compileMatcher, type CompiledMatcher } from "./matcher.js";
+import { execHookCommand } from "./execHook.js";
+import { interpretHookResult, type HookVerdict, type ToolHookEvent } from "./output.js";
+import { combinePermissionRequest, combinePostToolUse, combinePreToolUse } from "./combine.js";
+
+export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
+
+export interface HookRunnerOptions {
+  /** Hooks are read from `files[].settings.hooks`, lowest precedence first; that is also their run order. */
+  settings: Pick<LoadedSettings, "files">;
+  /** The hook's working directory and `TOOLGATE_PROJECT_DIR`. */
+  projectDir: string;
+  /** Defaults to the calling context's sessionId. */
+  sessionId?: string;
+  /** Sent as `transcript_path`; empty when there is no transcript. */
+  transcriptPath?: string;
+  /** Base environment of hook processes; defaults to the calling context's env. */
+  env?: NodeJS.ProcessEnv;
+  /** Kept per output stream of each hook; default 1 MiB. */
+  maxOutputBytes?: number;
+  /** Between SIGTERM and SIGKILL when a hook is killed; default 1 s. */
+  killGraceMs?: number;
+}
+
+export interface CommandHookRunner extends HookRunner {
+  /** Problems found in the configuration (also delivered once, with the first outcome this runner returns). */
+  readonly configNotices: readonly HookNotice[];
+}
+
+interface ConfiguredHook {
+  event: ToolHookEvent;
+  matcher: CompiledMatcher;
+  command: string;
+  timeoutSeconds: number;
+}
+
+function loadHooks(files: HookRunnerOptions["settings"]["files"]) {
+  const hooks: ConfiguredHook[] = [];
+  const notices: HookNotice[] = [];
+  for (const file of files) {
+    const { hooks: valid, problems } = validateHooksSettings(file.settings.hooks);
+    for (const problem of problems) {
+      notices.push({ hookEvent: problem.hookEvent ?? "hooks", command: "", level: "error", message: `${file.path}: ${problem.path}: ${problem.message}` });
+    }
+    for (const [event, groups] of Object.entries(valid)) {
+      for (const group of groups ?? []) {
+        const matcher = compileMatcher(group.matcher);
+        for (const hook of group.hooks) {
+          hooks.push({
+            event: event as ToolHookEvent,
+            matcher,
+            command: hook.command,
+            timeoutSeconds: hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
+          });
+        }
+      }
+    }
+  }
+  return { hooks, notices };
+}
+
+/** JSON for stdin that survives values JSON cannot encode (BigInt, cycles) in a tool's response. */
+function stringifyPayload(payload: object): string {
+  try {
+    return JSON.stringify(payload);
+  } catch {
+    const seen = new WeakSet<object>();
+    return JSON.stringify(payload, (_key, value: unknown) => {
+      if (typeof value === "bigint") return value.toString();
+      if (value !== null && typeof value === "object") {
+        if (seen.has(value)) return "[Circular]";
+        seen.add(value);
+      }
+      return value;
+    });
+  }
+}
+
+/**
+ * Command hooks from settings files, Claude Code's protocol (SPEC section 5). Every matching hook of an
+ * event runs in parallel; their verdicts are combined deny > ask > allow. Never throws: every failure of
+ * a hook, or of the runner itself, becomes a notice and no decision.
+ */
+export function createHookRunner(options: HookRunnerOptions): CommandHookRunner {
+  const projectDir = path.resolve(options.projectDir);
+  const { hooks, notices: configNotices } = loadHooks(options.settings.files);
+  let undeliveredConfigNotices = [...configNotices];
+
+  async function run(event: ToolHookEvent, args: HookCallArgs, extra: Record<string, unknown>): Promise<HookVerdict[]> {
+    const { tool, context } = args;
+    const toolNames = [tool.name, ...(tool.aliases ?? [])];
+    const seen = new Set<string>();
+    // The same command configured twice (say, in user and project settings) runs once.
+    const matching = hooks.filter((h) => h.event === event && h.matcher.matches(toolNames) && !seen.has(h.command) && seen.add(h.command));
+    if (matching.length === 0) return [];
+
+    const stdin = stringifyPayload({
+      session_id: options.sessionId ?? context.sessionId,
+      transcript_path: options.transcriptPath ?? "",
+      cwd: context.getCwd(),
+      permission_mode: context.getAppState().toolPermissionContext.mode,
+      hook_event_name: event,
+      tool_name: tool.name,
+      tool_input: args.input,
+      tool_use_id: args.toolUseID,
+      ...extra,
+    });
+    const env = { ...(options.env ?? context.env), TOOLGATE_PROJECT_DIR: projectDir, CLAUDE_PROJECT_DIR: projectDir };
+    const signal = context.abortController.signal;
+    return Promise.all(
+      matching.map(async (hook) => {
+        const result = await execHookCommand({
+          command: hook.command,
+          stdin,
+          cwd: projectDir,
+          env,
+          timeoutMs: hook.timeoutSeconds * 1000,
+          // Hooks that start after a cancellation (PostToolUseFailure for an interrupt) still run.
+          signal: signal.aborted ? undefined : signal,
+          maxOutputBytes: options.maxOutputBytes,
+          killGraceMs: options.killGraceMs,
+        });
+        return interpretHookResult(event, hook.command, result, hook.timeoutSeconds);
+      }),
+    );
+  }
+
+  async function guarded<T extends { notices: HookNotice[]; additionalContext: string[] }>(
+    event: ToolHookEvent,
+    produce: () => Promise<T>,
+  ): Promise<T | { notices: HookNotice[]; additionalContext: string[] }> {
+    const pending = undeliveredConfigNotices;
+    undeliveredConfigNotices = [];
+    try {
+      const outcome = await produce();
+      outcome.notices.unshift(...pending);
+      return outcome;
+    } catch (err) {
+      const message = `toolgate failed while running ${event} hooks: ${formatError(err)}. No hook decision was applied.`;
+      return { notices: [...pending, { hookEvent: event, command: "", level: "error", message }], additionalContext: [] };
+    }
+  }
+
+  return {
+    configNotices,
+    preToolUse: (args) => guarded("PreToolUse", async () => combinePreToolUse(await run("PreToolUse", args, {}), args.tool.name)),
+    postToolUse: (args) =>
+      guarded("PostToolUse", async () => combinePostToolUse(await run("PostToolUse", args, { tool_response: args.response }))),
+    postToolUseFailure: (args) =>
+      guarded("PostToolUseFailure", async () =>
+        combinePostToolUse(await run("PostToolUseFailure", args, { error: args.error, is_interrupt: args.isInterrupt })),
+      ),
+    permissionRequest: (args) =>
+      guarded("PermissionRequest", async () =>
+        combinePermissionRequest(await run("PermissionRequest", args, permissionRequestFields(args.decision)), args.tool.name),
+      ),
+  };
+}
+
+function permissionRequestFields(decision: PermissionDecision): Record<string, unknown> {
+  return {
+    message: decision.behavior === "allow" ? "" : decision.message,
+    permission_suggestions: decision.behavior === "allow" ? [] : (decision.suggestions ?? []),
+  };
+}

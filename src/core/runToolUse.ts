@@ -270,7 +270,7 @@ async function* pipeline(
   }
 
   // 8. call, streaming progress
-  context.setInProgressToolUseIDs((prev) => new Set([...prev, toolUseID]));
+  context.setInProgressToolUseIDs((prev) => new Set(prev).add(toolUseID));
   const queue = createAsyncQueue<ProgressUpdate>();
   let settled: { ok: true; value: ToolResult<unknown> } | { ok: false; error: unknown } | undefined;
   const onAbort = () => queue.close();

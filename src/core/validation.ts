@@ -66,6 +66,8 @@ function cloneInput(input: unknown): unknown {
  * ("10", "true", "[…]"); those are coerced where the schema expects the other type, then parsed again.
  */
 export function parseToolInput<T>(schema: z.ZodType<T, unknown>, input: unknown): ParseOutcome<T> {
+  const fast = schema.safeParse(input);
+  if (fast.success) return { success: true, data: fast.data };
   let candidate = input;
   let cloned = false;
   for (let round = 0; ; round++) {

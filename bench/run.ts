@@ -1,0 +1,31 @@
+/**
+ * `npm run bench [-- name…]`: runs every bench/<name>/index.ts (or the named ones) one after another,
+ * each in its own process so one bench's memory and timers cannot skew the next.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const available = fs
+  .readdirSync(benchDir, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && fs.existsSync(path.join(benchDir, e.name, "index.ts")))
+  .map((e) => e.name)
+  .sort();
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !available.includes(w));
+if (unknown.length) {
+  console.error(`unknown bench: ${unknown.join(", ")}; available: ${available.join(", ")}`);
+  process.exit(2);
+}
+let failed = 0;
+for (const name of wanted.length ? wanted : available) {
+  console.log(`\n=== bench/${name} ===`);
+  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(benchDir, name, "index.ts")], { stdio: "inherit" });
+  if (result.status !== 0) {
+    failed++;
+    console.error(`bench/${name} exited with ${result.status ?? result.signal}`);
+  }
+}
+process.exit(failed ? 1 : 0);

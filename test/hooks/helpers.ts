@@ -61,7 +61,7 @@ export function runnerFor(projectDir: string, hooks: unknown, options: Partial<H
 }
 
 /** A tool whose calls are recorded, so a test can tell whether call() ran and with what. */
-export function makeEchoTool(options: { name?: string; aliases?: string[]; fail?: string } = {}) {
+export function makeEchoTool(options: { name?: string; aliases?: string[]; fail?: string; permission?: "allow" | "passthrough" } = {}) {
   const calls: AnyObject[] = [];
   const tool = buildTool({
     name: options.name ?? "Echo",
@@ -70,6 +70,11 @@ export function makeEchoTool(options: { name?: string; aliases?: string[]; fail?
     inputSchema: z.strictObject({ text: z.string(), count: z.number().optional() }),
     description: async () => "Echo the text.",
     prompt: async () => "Echo the text.",
+    async checkPermissions(input) {
+      return options.permission === "passthrough"
+        ? { behavior: "passthrough", message: "Echo needs approval." }
+        : { behavior: "allow", updatedInput: input };
+    },
     async validateInput(input) {
       return input.text === "forbidden" ? { result: false, message: "text may not be 'forbidden'", errorCode: 7 } : { result: true };
     },

@@ -1,0 +1,203 @@
+import type { AnyObject, AnyTool, HookPermissionDecision, PermissionDecider, ToolUseContext } from "../core/Tool.js";
+import type {
+  PermissionAskDecision,
+  PermissionDecision,
+  PermissionDecisionReason,
+  PermissionDenyDecision,
+  PermissionResult,
+  PermissionRule,
+  PermissionUpdate,
+  ToolPermissionContext,
+} from "../core/permissionTypes.js";
+import { formatError } from "../core/errors.js";
+import { describeRule } from "./describe.js";
+import { getContentRulesForTool, getWholeToolRule } from "./rules.js";
+import { ruleSuggestions } from "./suggestions.js";
+import { howToAllow } from "./explain.js";
+
+/** An ask that no mode, allow rule or hook may turn into allow: an ask rule or a safety check, also inside a Bash part. */
+export function isForcedAsk(result: PermissionResult): boolean {
+  return result.behavior === "ask" && reasonForcesAsk(result.decisionReason);
+}
+
+function reasonForcesAsk(reason: PermissionDecisionReason | undefined): boolean {
+  if (!reason) return false;
+  if (reason.type === "rule") return reason.rule.ruleBehavior === "ask";
+  if (reason.type === "safetyCheck") return true;
+  if (reason.type === "subcommands") return reason.parts.some((part) => isForcedAsk(part.result));
+  return false;
+}
+
+function ruleReason(rule: PermissionRule, matched?: string): PermissionDecisionReason {
+  return matched === undefined ? { type: "rule", rule } : { type: "rule", rule, matched };
+}
+
+function isReadOnly(tool: AnyTool, input: AnyObject): boolean {
+  try {
+    return tool.isReadOnly(input) === true;
+  } catch {
+    return false;
+  }
+}
+
+function planDenial(tool: AnyTool): PermissionDenyDecision {
+  return {
+    behavior: "deny",
+    message: `toolgate is in plan mode, where only read-only tools run; this ${tool.name} call would change something. Finish the plan and let the user leave plan mode first.`,
+    decisionReason: { type: "mode", mode: "plan" },
+  };
+}
+
+function defaultSuggestions(tool: AnyTool): PermissionUpdate[] {
+  return ruleSuggestions({ toolName: tool.name });
+}
+
+/** Content rules judged by the tool's own predicate (`preparePermissionMatcher`): WebFetch, custom tools. */
+async function matchGenericContentRules(
+  tool: AnyTool,
+  input: AnyObject,
+  ctx: ToolPermissionContext,
+): Promise<{ deny?: PermissionRule; ask?: PermissionRule; allow?: PermissionRule } | { error: string }> {
+  if (!tool.preparePermissionMatcher) return {};
+  const names = [tool.name, ...(tool.aliases ?? [])];
+  const byBehavior = {
+    deny: getContentRulesForTool(ctx, names, "deny"),
+    ask: getContentRulesForTool(ctx, names, "ask"),
+    allow: getContentRulesForTool(ctx, names, "allow"),
+  };
+  if (!byBehavior.deny.length && !byBehavior.ask.length && !byBehavior.allow.length) return {};
+  try {
+    const matches = await tool.preparePermissionMatcher(input);
+    const first = (rules: PermissionRule[]) => rules.find((rule) => matches(rule.ruleValue.ruleContent as string));
+    return { deny: first(byBehavior.deny), ask: first(byBehavior.ask), allow: first(byBehavior.allow) };
+  } catch (err) {
+    return { error: formatError(err) };
+  }
+}
+
+function withSuggestions(ask: PermissionAskDecision, tool: AnyTool): PermissionAskDecision {
+  if (ask.suggestions?.length || isForcedAsk(ask)) return ask;
+  return { ...ask, suggestions: defaultSuggestions(tool) };
+}
+
+/** The rule engine's verdict before dontAsk; see hasPermissionsToUseTool. */
+export async function decidePermission(
+  tool: AnyTool,
+  input: AnyObject,
+  context: ToolUseContext,
+  hookDecision?: HookPermissionDecision,
+): Promise<PermissionDecision> {
+  const ctx = context.getAppState().toolPermissionContext;
+  const plan = ctx.mode === "plan" && !isReadOnly(tool, input);
+
+  // 1-2. whole-tool deny and ask rules
+  const wholeDeny = getWholeToolRule(ctx, tool, "deny");
+  if (wholeDeny) {
+    return { behavior: "deny", message: `Permission to use ${tool.name} was denied by rule ${describeRule(wholeDeny)}.`, decisionReason: ruleReason(wholeDeny) };
+  }
+  const wholeAsk = getWholeToolRule(ctx, tool, "ask");
+  if (wholeAsk) {
+    if (plan) return planDenial(tool);
+    return { behavior: "ask", message: `${tool.name} needs approval by rule ${describeRule(wholeAsk)}.`, decisionReason: ruleReason(wholeAsk) };
+  }
+
+  // 3. the tool's own check (file paths, Bash parts, ...) and the content rules it lets the engine match
+  let result: PermissionResult;
+  try {
+    result = await tool.checkPermissions(input, context);
+  } catch (err) {
+    return {
+      behavior: "deny",
+      message: `The permission check of ${tool.name} failed, so the call was not allowed: ${formatError(err)}`,
+      decisionReason: { type: "other", reason: "permission check failed" },
+    };
+  }
+  const generic = await matchGenericContentRules(tool, input, ctx);
+  if ("error" in generic) {
+    return {
+      behavior: "deny",
+      message: `Matching the permission rules of ${tool.name} failed, so the call was not allowed: ${generic.error}`,
+      decisionReason: { type: "other", reason: "rule matching failed" },
+    };
+  }
+
+  // 4. deny from the tool or a content deny rule
+  if (result.behavior === "deny") return result;
+  if (generic.deny) {
+    return { behavior: "deny", message: `Permission to use ${tool.name} was denied by rule ${describeRule(generic.deny)}.`, decisionReason: ruleReason(generic.deny) };
+  }
+  if (plan) return planDenial(tool);
+
+  // 5-6. content ask rules and safety checks ask in every mode
+  if (isForcedAsk(result)) return result as PermissionAskDecision;
+  if (generic.ask) {
+    return { behavior: "ask", message: `${tool.name} needs approval by rule ${describeRule(generic.ask)}.`, decisionReason: ruleReason(generic.ask) };
+  }
+  if (hookDecision?.behavior === "ask") {
+    return withSuggestions(
+      {
+        behavior: "ask",
+        message: `A PreToolUse hook asked for approval of this ${tool.name} call${hookDecision.reason ? `: ${hookDecision.reason}` : "."}`,
+        decisionReason: { type: "hook", hookEvent: "PreToolUse", command: hookDecision.command, reason: hookDecision.reason },
+      },
+      tool,
+    );
+  }
+
+  const updatedInput = result.behavior === "allow" ? result.updatedInput : undefined;
+  const allow = (decisionReason: PermissionDecisionReason): PermissionDecision =>
+    updatedInput ? { behavior: "allow", updatedInput, decisionReason } : { behavior: "allow", decisionReason };
+
+  // 7. bypassPermissions
+  if (ctx.mode === "bypassPermissions") return allow({ type: "mode", mode: "bypassPermissions" });
+
+  // 8. allow rules, then the tool's own allow
+  const wholeAllow = getWholeToolRule(ctx, tool, "allow");
+  if (wholeAllow) return allow(ruleReason(wholeAllow));
+  if (generic.allow) return allow(ruleReason(generic.allow));
+  if (result.behavior === "allow") return result;
+
+  // 9. a PreToolUse hook allow skips the default ask
+  if (hookDecision?.behavior === "allow") {
+    return allow({ type: "hook", hookEvent: "PreToolUse", command: hookDecision.command, reason: hookDecision.reason });
+  }
+
+  // 10. ask
+  if (result.behavior === "ask") return withSuggestions(result, tool);
+  return withSuggestions(
+    {
+      behavior: "ask",
+      message: result.message || `${tool.name} needs approval.`,
+      decisionReason: result.decisionReason,
+      suggestions: result.suggestions,
+    },
+    tool,
+  );
+}
+
+function dontAskDenial(ask: PermissionAskDecision): PermissionDenyDecision {
+  const hint = howToAllow(ask);
+  return {
+    behavior: "deny",
+    message: `${ask.message} toolgate is in dontAsk mode, so this was denied instead of asking.${hint ? ` ${hint}` : ""}`,
+    decisionReason: ask.decisionReason,
+    suggestions: ask.suggestions,
+  };
+}
+
+/**
+ * The full decision order of SPEC section 4, for the pipeline's permission step:
+ * whole-tool deny → deny; whole-tool ask → ask; the tool's checkPermissions (and, for tools with
+ * preparePermissionMatcher, their content rules); a deny → deny; plan mode denies what is not read-only;
+ * a content ask rule or a safety check → ask even in bypassPermissions; a PreToolUse hook ask → ask;
+ * bypassPermissions → allow; an allow rule → allow; the tool's allow → allow; a hook allow → allow; else ask.
+ * dontAsk turns the final ask into deny. Non-interactive sessions get the ask; their canUseTool
+ * (createNonInteractiveCanUseTool) denies it, so PermissionRequest hooks can still answer first.
+ */
+export const hasPermissionsToUseTool: PermissionDecider = async (tool, input, context, extra) => {
+  const decision = await decidePermission(tool, input, context, extra?.hookDecision);
+  if (decision.behavior === "ask" && context.getAppState().toolPermissionContext.mode === "dontAsk") {
+    return dontAskDenial(decision);
+  }
+  return decision;
+};

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
 import { createToolUseContext } from "../../src/core/context.js";
 import { runToolUse, type ToolResultUpdate } from "../../src/core/runToolUse.js";
-import type { AnyObject, CanUseToolFn, PermissionDecider, ToolUseContext } from "../../src/core/Tool.js";
+import type { AnyObject, AnyTool, CanUseToolFn, PermissionDecider, ToolUseContext } from "../../src/core/Tool.js";
 import type { PermissionDecision, ToolPermissionContext } from "../../src/core/permissionTypes.js";
 import type { HookRunner } from "../../src/core/hookTypes.js";
 import type { HooksSettings, LoadedSettings } from "../../src/settings/types.js";
@@ -92,7 +92,7 @@ export function makeEchoTool(options: { name?: string; aliases?: string[]; fail?
 
 export function makeContext(
   dir: string,
-  tools: ReturnType<typeof makeEchoTool>["tool"][],
+  tools: AnyTool[],
   extra: { hookRunner?: HookRunner; permissionDecider?: PermissionDecider; permissionContext?: ToolPermissionContext } = {},
 ): ToolUseContext {
   return createToolUseContext({ tools, cwd: dir, home: path.join(dir, ".home"), sessionId: "session-1", ...extra });

@@ -3,6 +3,8 @@ import { existsSync } from "node:fs";
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 1_000;
+/** setTimeout's ceiling; larger delays fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** After the shell exits, how long to wait for its pipes to close (a backgrounded child may hold them). */
 const PIPE_DRAIN_MS = 100;
 
@@ -122,7 +124,7 @@ export function execHookCommand(options: HookExecOptions): Promise<HookExecResul
       signalTree(child, "SIGTERM");
       setTimeout(() => signalTree(child, "SIGKILL"), killGraceMs).unref();
     };
-    const timer = setTimeout(() => kill("timeout"), options.timeoutMs);
+    const timer = setTimeout(() => kill("timeout"), Math.min(options.timeoutMs, MAX_TIMER_MS));
     const onAbort = () => kill("abort");
     options.signal?.addEventListener("abort", onAbort, { once: true });
 

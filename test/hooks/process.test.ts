@@ -157,6 +157,11 @@ describe("hook processes", () => {
     expect(outcome.notices[0].message).toMatch(/\[output truncated\]/);
   });
 
+  it("a timeout beyond what a timer can hold does not fire at once", async () => {
+    const result = await execHookCommand({ command: "sleep 0.2", stdin: "", cwd: makeTempDir(), env: process.env, timeoutMs: 1e13 });
+    expect(result).toMatchObject({ kind: "exited", code: 0 });
+  });
+
   it("a hook that does not read a large stdin neither hangs nor fails", async () => {
     const dir = makeTempDir();
     const result = await execHookCommand({ command: "exit 0", stdin: "z".repeat(5_000_000), cwd: dir, env: process.env, timeoutMs: 30_000 });

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { HookCallArgs, HookNotice, HookRunner } from "../core/hookTypes.js";
+import type { HookCallArgs, HookNotice, HookRunner, PreToolUseHookOutcome } from "../core/hookTypes.js";
 import type { PermissionDecision } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
 import type { LoadedSettings } from "../settings/types.js";
@@ -84,8 +84,8 @@ function stringifyPayload(payload: object): string {
 
 /**
  * Command hooks from settings files, Claude Code's protocol (SPEC section 5). Every matching hook of an
- * event runs in parallel; their verdicts are combined deny > ask > allow. Never throws: every failure of
- * a hook, or of the runner itself, becomes a notice and no decision.
+ * event runs in parallel; their verdicts are combined deny > ask > allow. Never throws: a hook that fails,
+ * times out or prints garbage becomes a notice and no decision.
  */
 export function createHookRunner(options: HookRunnerOptions): CommandHookRunner {
   const projectDir = path.resolve(options.projectDir);
@@ -131,10 +131,14 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
     );
   }
 
+  /**
+   * The runner's own faults become a notice. Before the call that fails closed: a PreToolUse hook that
+   * could not be consulted denies, since it may have been the one guarding the call.
+   */
   async function guarded<T extends { notices: HookNotice[]; additionalContext: string[] }>(
     event: ToolHookEvent,
     produce: () => Promise<T>,
-  ): Promise<T | { notices: HookNotice[]; additionalContext: string[] }> {
+  ): Promise<T | PreToolUseHookOutcome> {
     const pending = undeliveredConfigNotices;
     undeliveredConfigNotices = [];
     try {
@@ -142,8 +146,10 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
       outcome.notices.unshift(...pending);
       return outcome;
     } catch (err) {
-      const message = `toolgate failed while running ${event} hooks: ${formatError(err)}. No hook decision was applied.`;
-      return { notices: [...pending, { hookEvent: event, command: "", level: "error", message }], additionalContext: [] };
+      const message = `toolgate failed while running ${event} hooks: ${formatError(err)}`;
+      const notices = [...pending, { hookEvent: event, command: "", level: "error" as const, message }];
+      if (event !== "PreToolUse") return { notices, additionalContext: [] };
+      return { notices, additionalContext: [], permissionDecision: { behavior: "deny", reason: `${message}. The call was not run.` } };
     }
   }
 

@@ -379,4 +379,21 @@ describe("configuration", () => {
     const second = await runner.preToolUse({ tool, input: { text: "a" }, toolUseID: "t", context });
     expect(second.notices).toEqual([]);
   });
+
+  it("a fault of the runner itself fails closed before the call and is only a notice after it", async () => {
+    const dir = makeTempDir();
+    const { tool } = makeEchoTool();
+    const runner = runnerFor(dir, { ...(hooksFor("PreToolUse", "exit 0") as object), ...(hooksFor("PostToolUse", "exit 0") as object) });
+    const context = makeContext(dir, [tool], { hookRunner: runner });
+    context.getAppState = () => {
+      throw new Error("state store is gone");
+    };
+
+    const pre = await runner.preToolUse({ tool, input: { text: "a" }, toolUseID: "t", context });
+    const post = await runner.postToolUse({ tool, input: { text: "a" }, toolUseID: "t", context, response: null });
+
+    expect(pre.permissionDecision).toEqual({ behavior: "deny", reason: expect.stringMatching(/failed while running PreToolUse hooks: state store is gone/) });
+    expect(pre.notices).toEqual([expect.objectContaining({ level: "error", message: expect.stringMatching(/state store is gone/) })]);
+    expect(post).toEqual({ additionalContext: [], notices: [expect.objectContaining({ level: "error", hookEvent: "PostToolUse" })] });
+  });
 });

@@ -1,5 +1,5 @@
 import type { AnyObject, AnyTool, HookPermissionDecision, ToolUseContext } from "../core/Tool.js";
-import type { PermissionDecision } from "../core/permissionTypes.js";
+import type { PermissionDecision, PermissionDecisionReason } from "../core/permissionTypes.js";
 import { formatZodIssues, parseToolInput } from "../core/validation.js";
 import { hasPermissionsToUseTool } from "./decide.js";
 import { sourceLabel } from "./describe.js";
@@ -19,6 +19,14 @@ function normalizeExplainInput(input: unknown): unknown {
     }
   }
   return { command: input };
+}
+
+/** The rule behind a decision, also when it was one part of a command that decided. */
+function findDecidingRule(reason: PermissionDecisionReason | undefined): Extract<PermissionDecisionReason, { type: "rule" }> | undefined {
+  if (reason?.type === "rule") return reason;
+  if (reason?.type !== "subcommands" || reason.decidingPart === undefined) return undefined;
+  const part = reason.parts.find((p) => p.command === reason.decidingPart);
+  return part ? findDecidingRule(part.result.decisionReason) : undefined;
 }
 
 export interface PermissionExplanation {
@@ -57,7 +65,7 @@ export async function explainPermission(
   if ("message" in decision && decision.message) lines.push(`message: ${decision.message}`);
   const reason = decision.decisionReason;
   lines.push(`reason: ${describeDecisionReason(reason)}`);
-  const decidingRule = reason?.type === "rule" ? reason : undefined;
+  const decidingRule = findDecidingRule(reason);
   if (decidingRule) {
     lines.push(`rule: ${ruleToString(decidingRule.rule)} (${decidingRule.rule.ruleBehavior})`);
     lines.push(`source: ${sourceLabel(decidingRule.rule.source)}${decidingRule.rule.file ? ` — ${decidingRule.rule.file}` : ""}`);

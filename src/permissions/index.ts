@@ -25,3 +25,17 @@ export {
   splitRuleList,
   PermissionRuleParseError,
 } from "./ruleParser.js";
+export {
+  buildPermissionContext,
+  resolveDefaultMode,
+  rulesFromSettings,
+  rulesFromCli,
+  type BuildPermissionContextOptions,
+} from "./context.js";
+export {
+  applyPermissionUpdate,
+  applyPermissionUpdateToContext,
+  settingsFileForDestination,
+  type PermissionUpdateTarget,
+  type PermissionUpdateOutcome,
+} from "./update.js";

@@ -1,0 +1,71 @@
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { readSettingsFile } from "./load.js";
+
+export class SettingsWriteError extends Error {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super(`${file}: ${message}`);
+    this.name = "SettingsWriteError";
+  }
+}
+
+/** Write `text` to `file` atomically: a temp file in the same directory, fsync, rename; the old mode is kept. */
+export function writeSettingsFileAtomic(file: string, text: string): void {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true });
+  let mode = 0o644;
+  try {
+    mode = fs.statSync(file).mode & 0o7777;
+  } catch {
+    // a new file
+  }
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const fd = fs.openSync(temp, "wx", mode);
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fsyncSync(fd);
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+  fs.closeSync(fd);
+  try {
+    fs.renameSync(temp, file);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+  try {
+    const dirFd = fs.openSync(dir, "r");
+    fs.fsyncSync(dirFd);
+    fs.closeSync(dirFd);
+  } catch {
+    // some file systems cannot fsync a directory; the rename is still atomic
+  }
+}
+
+function detectIndent(text: string): string | number {
+  const match = /^[ \t]+(?=")/m.exec(text);
+  return match ? match[0] : 2;
+}
+
+/**
+ * Change one settings file through `mutate` on its parsed JSON, keeping every other key as it was;
+ * creates the file when missing. Refuses (SettingsWriteError) to rewrite a file that is malformed now,
+ * so a broken file is never silently replaced.
+ */
+export function updateSettingsFile(file: string, mutate: (settings: Record<string, unknown>) => void): void {
+  const current = readSettingsFile(file);
+  if (current.status === "error") {
+    throw new SettingsWriteError(file, `not changed because it is malformed (${current.message}); fix it first`);
+  }
+  const raw = current.status === "ok" ? structuredClone(current.raw) : {};
+  mutate(raw);
+  const indent = current.status === "ok" ? detectIndent(current.text) : 2;
+  writeSettingsFileAtomic(file, `${JSON.stringify(raw, null, indent)}\n`);
+}

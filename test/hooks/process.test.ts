@@ -28,7 +28,12 @@ describe("hook processes", () => {
     const dir = makeTempDir();
     const { tool } = makeEchoTool();
     const stamp = (name: string) =>
-      bashHook(dir, `${name}.sh`, `date +%s%N > "${dir}/${name}.start"; sleep 1; date +%s%N > "${dir}/${name}.end"`);
+      nodeHook(
+        dir,
+        `${name}.js`,
+        `const fs = require("fs"); const at = (f) => fs.writeFileSync(${JSON.stringify(dir)} + "/" + f, String(Date.now()));
+at("${name}.start"); setTimeout(() => at("${name}.end"), 1000);`,
+      );
     const runner = runnerFor(dir, {
       PreToolUse: [
         { matcher: "*", hooks: [{ type: "command", command: stamp("a") }] },

@@ -73,7 +73,15 @@ async function decideWithoutEngine(
   hookDecision: HookPermissionDecision | undefined,
 ): Promise<PermissionDecision> {
   const result = await tool.checkPermissions(input, context);
-  if (result.behavior === "deny" || result.behavior === "allow" || result.behavior === "ask") return result;
+  if (result.behavior === "deny") return result;
+  if (hookDecision?.behavior === "ask") {
+    return {
+      behavior: "ask",
+      message: hookDecision.reason ?? `A PreToolUse hook asked for confirmation before ${tool.name} runs.`,
+      decisionReason: { type: "hook", hookEvent: "PreToolUse", command: hookDecision.command, reason: hookDecision.reason },
+    };
+  }
+  if (result.behavior === "allow" || result.behavior === "ask") return result;
   if (hookDecision?.behavior === "allow") {
     return { behavior: "allow", decisionReason: { type: "hook", hookEvent: "PreToolUse", command: hookDecision.command, reason: hookDecision.reason } };
   }
@@ -195,10 +203,25 @@ async function* pipeline(
   let observable = observe(callInput);
 
   // 5. the tool's own validation
-  const validate = async (input: AnyObject) => (tool.validateInput ? tool.validateInput(input, context) : { result: true as const });
-  const validation = await validate(callInput);
-  if (!validation.result) {
-    yield fail(wrapError(validation.message), "invalid_input", { errorLabel: `validation:${validation.errorCode}` });
+  const validate = async (input: AnyObject): Promise<ToolResultUpdate | undefined> => {
+    const validation = tool.validateInput ? await tool.validateInput(input, context) : { result: true as const };
+    return validation.result ? undefined : fail(wrapError(validation.message), "invalid_input", { errorLabel: `validation:${validation.errorCode}` });
+  };
+  /** Input rewritten by a hook or the permission step goes through the schema and validateInput again. */
+  const adopt = async (input: unknown, origin: string): Promise<ToolResultUpdate | undefined> => {
+    const reparsed = parseToolInput(tool.inputSchema, input);
+    if (!reparsed.success) {
+      return fail(wrapError(`${origin} the input of ${tool.name} into an invalid one.\n${formatZodIssues(tool.name, reparsed.issues)}`), "invalid_input");
+    }
+    const invalid = await validate(reparsed.data as AnyObject);
+    if (invalid) return invalid;
+    callInput = reparsed.data as AnyObject;
+    observable = observe(callInput);
+    return undefined;
+  };
+  const invalid = await validate(callInput);
+  if (invalid) {
+    yield invalid;
     return;
   }
 
@@ -213,22 +236,12 @@ async function* pipeline(
       yield fail(`A PreToolUse hook stopped this turn before ${tool.name} ran: ${outcome.preventContinuation.reason}`, "denied");
       return;
     }
-    if (outcome.updatedInput) {
-      const reparsed = parseToolInput(tool.inputSchema, outcome.updatedInput);
-      if (!reparsed.success) {
-        yield fail(
-          wrapError(`A PreToolUse hook rewrote the input of ${tool.name} into an invalid one.\n${formatZodIssues(tool.name, reparsed.issues)}`),
-          "invalid_input",
-        );
+    if (outcome.updatedInput && !isDeepStrictEqual(outcome.updatedInput, observable)) {
+      const rejected = await adopt(outcome.updatedInput, "A PreToolUse hook rewrote");
+      if (rejected) {
+        yield rejected;
         return;
       }
-      const revalidation = await validate(reparsed.data as AnyObject);
-      if (!revalidation.result) {
-        yield fail(wrapError(revalidation.message), "invalid_input", { errorLabel: `validation:${revalidation.errorCode}` });
-        return;
-      }
-      callInput = reparsed.data as AnyObject;
-      observable = observe(callInput);
     }
     hookDecision = outcome.permissionDecision;
     if (hookDecision?.behavior === "deny") {
@@ -245,6 +258,8 @@ async function* pipeline(
   if (decision.behavior === "ask" && context.hookRunner) {
     const outcome = await context.hookRunner.permissionRequest({ tool, input: observable, toolUseID, context, decision });
     notices.push(...outcome.notices);
+    additionalContext.push(...outcome.additionalContext);
+    if (outcome.preventContinuation) preventContinuation = outcome.preventContinuation;
     if (outcome.decision) decision = outcome.decision;
   }
   if (decision.behavior === "ask") {
@@ -256,13 +271,11 @@ async function* pipeline(
     return;
   }
   if (decision.updatedInput && !isDeepStrictEqual(decision.updatedInput, observable)) {
-    const reparsed = parseToolInput(tool.inputSchema, decision.updatedInput);
-    if (!reparsed.success) {
-      yield fail(wrapError(`The permission step changed the input into an invalid one.\n${formatZodIssues(tool.name, reparsed.issues)}`), "invalid_input");
+    const rejected = await adopt(decision.updatedInput, "The permission step changed");
+    if (rejected) {
+      yield rejected;
       return;
     }
-    callInput = reparsed.data as AnyObject;
-    observable = observe(callInput);
   }
   if (signal.aborted) {
     yield fail(cancellationMessage(signal), "cancelled");

@@ -289,7 +289,7 @@ describe("runToolUse pipeline", () => {
     });
     const bad = await runOne(tool, { path: "a" }, badHook);
     expect(bad.block.is_error).toBe(true);
-    expect(bad.block.content).toContain("rewrote the input");
+    expect(bad.block.content).toContain("A PreToolUse hook rewrote the input of Recorder into an invalid one");
     const goodHook = testContext({
       tools: [tool],
       hookRunner: recordingHooks(stages, { preToolUse: async () => ({ ...emptyOutcome(), updatedInput: { path: "rewritten" } }) }),
@@ -305,6 +305,30 @@ describe("runToolUse pipeline", () => {
     const asking = recordingTool(stages, { checkPermissions: async () => ({ behavior: "ask" as const, message: "?" }) });
     const fromSdk = await runOne(asking, { path: "a" }, undefined, sdk);
     expect(JSON.parse(fromSdk.block.content as string)).toEqual({ seen: { path: "from-sdk" } });
+  });
+
+  it("a hook ask forces the question even when the tool itself has no objection", async () => {
+    const stages: string[] = [];
+    const tool = recordingTool(stages);
+    const ctx = testContext({
+      tools: [tool],
+      hookRunner: recordingHooks(stages, {
+        preToolUse: async () => ({ ...emptyOutcome(), permissionDecision: { behavior: "ask", reason: "confirm writes" } }),
+        permissionRequest: async () => ({ additionalContext: ["approved by policy bot"], notices: [] }),
+      }),
+    });
+    const asked: string[] = [];
+    const canUse: CanUseToolFn = async (_t, _i, _c, _m, _id, decision) => {
+      asked.push(decision.behavior === "ask" ? decision.message : decision.behavior);
+      return { behavior: "allow", updatedInput: { path: "invalid" } };
+    };
+    const { block } = await runOne(tool, { path: "a" }, ctx, canUse);
+    expect(asked).toEqual(["confirm writes"]);
+    // the approved input is re-validated: validateInput refuses "invalid"
+    expect(block.is_error).toBe(true);
+    expect(JSON.stringify(block.content)).toContain("path must not be 'invalid'");
+    expect(JSON.stringify(block.content)).toContain("approved by policy bot");
+    expect(stages.some((s) => s.startsWith("call"))).toBe(false);
   });
 
   it("blocks on a hook deny and on continue:false, and adds hook context to the result", async () => {

@@ -8,7 +8,7 @@ import type {
 } from "../core/permissionTypes.js";
 import { isPathInside } from "../core/paths.js";
 import { describeRule } from "./describe.js";
-import { findMatchingPathRule, pathRules, matchPathRule, type PathRuleTool } from "./pathRules.js";
+import { findMatchingPathRule, type PathRuleTool } from "./pathRules.js";
 import { pathCandidates, workingDirectoryContaining } from "./paths.js";
 import { ruleSuggestions } from "./suggestions.js";
 
@@ -170,11 +170,9 @@ export function checkWritePermissionForPath<Input = Record<string, unknown>>(abs
 
 /** The Read deny rule covering this absolute path (or its real path), if any (to drop Glob/Grep results). */
 export function matchingReadDenyRule(absPath: string, ctx: ToolPermissionContext): PermissionRule | undefined {
-  const rules = pathRules(ctx, "Read", "deny");
-  if (rules.length === 0) return undefined;
   for (const candidate of pathCandidates(absPath, ctx.cwd)) {
-    const rule = rules.find((r) => matchPathRule(r, candidate, ctx.cwd) !== undefined);
-    if (rule) return rule;
+    const hit = findMatchingPathRule(ctx, "Read", "deny", candidate);
+    if (hit) return hit.rule;
   }
   return undefined;
 }

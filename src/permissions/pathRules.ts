@@ -3,7 +3,7 @@ import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
 import { isPathInside } from "../core/paths.js";
 import type { PermissionBehavior, PermissionRule, ToolPermissionContext } from "../core/permissionTypes.js";
-import { rulesByBehavior } from "./rules.js";
+import { compareRulesByPrecedence, contentRulesView, wholeToolRulesView } from "./rules.js";
 import { resolveRealPath, userHomeDir } from "./paths.js";
 
 /** `Read(...)` rules govern Read, Glob and Grep; `Edit(...)` rules govern Edit, MultiEdit, Write, NotebookEdit. */
@@ -43,65 +43,124 @@ export function resolvePatternRoot(content: string, rule: Pick<PermissionRule, "
   return { root: path.resolve(root), pattern };
 }
 
+
 interface CompiledPathRule {
-  cwd: string;
-  home: string;
+  rule: PermissionRule;
   /** The root and its real path. */
   roots: string[];
   pattern: string;
-  /** Undefined for whole-tool rules, which cover every path. */
+  /** Built on first use: only needed to tell which rule of a group matched. */
   matcher?: Ignore;
 }
 
-const compiledCache = new WeakMap<PermissionRule, CompiledPathRule>();
-
-function compile(rule: PermissionRule, cwd: string): CompiledPathRule {
-  const home = userHomeDir();
-  const cached = compiledCache.get(rule);
-  if (cached && cached.cwd === cwd && cached.home === home) return cached;
-  const content = rule.ruleValue.ruleContent;
-  let compiled: CompiledPathRule;
-  if (content === undefined) {
-    compiled = { cwd, home, roots: ["/"], pattern: "**" };
-  } else {
-    const { root, pattern } = resolvePatternRoot(content, rule, cwd, home);
-    const real = resolveRealPath(root);
-    // deny and ask ignore case (case-insensitive file systems); allow does not, so it never covers more than written
-    const matcher = ignore({ ignorecase: rule.ruleBehavior !== "allow" }).add(pattern);
-    compiled = { cwd, home, roots: real === root ? [root] : [root, real], pattern, matcher };
-  }
-  compiledCache.set(rule, compiled);
-  return compiled;
+/** Every content rule of one root in one gitignore matcher, so a path is tested once per root, not per rule. */
+interface RootGroup {
+  root: string;
+  matcher: Ignore;
+  /** Highest source first. */
+  rules: CompiledPathRule[];
 }
 
-/** What part of `target` the rule matched (the path relative to the rule's root), or undefined. */
-export function matchPathRule(rule: PermissionRule, target: string, cwd: string): string | undefined {
-  const compiled = compile(rule, cwd);
-  if (!compiled.matcher) return target;
-  for (const root of compiled.roots) {
-    if (!isPathInside(target, root) || target === root) continue;
-    const rel = path.relative(root, target);
-    if (compiled.matcher.ignores(rel)) return rel;
-    // a directory pattern (`secrets/`) also stops the directory itself when denying or asking
-    if (rule.ruleBehavior !== "allow" && compiled.matcher.ignores(`${rel}/`)) return rel;
+interface PathRuleSet {
+  /** The highest whole-tool rule (`Read`, `Edit`): it covers every path. */
+  whole?: PermissionRule;
+  compiled: CompiledPathRule[];
+  groups: RootGroup[];
+}
+
+const setCache = new WeakMap<readonly PermissionRule[], { length: number; sets: Map<string, PathRuleSet> }>();
+
+/** `!x` and `#x` mean negation and comment to gitignore; in a rule they are file names. */
+function literalPattern(pattern: string): string {
+  return /^[!#]/.test(pattern) ? `\\${pattern}` : pattern;
+}
+
+function ignoreCase(behavior: PermissionBehavior): boolean {
+  // deny and ask ignore case (case-insensitive file systems); allow does not, so it never covers more than written
+  return behavior !== "allow";
+}
+
+function compileRule(rule: PermissionRule, cwd: string, home: string): CompiledPathRule {
+  const { root, pattern } = resolvePatternRoot(rule.ruleValue.ruleContent as string, rule, cwd, home);
+  const real = resolveRealPath(root);
+  return { rule, roots: real === root ? [root] : [root, real], pattern: literalPattern(pattern) };
+}
+
+/** The compiled rules of one family and behaviour, cached per rules array, cwd and home directory. */
+function pathRuleSet(ctx: ToolPermissionContext, family: PathRuleTool, behavior: PermissionBehavior): PathRuleSet {
+  const home = userHomeDir();
+  let entry = setCache.get(ctx.rules);
+  if (!entry || entry.length !== ctx.rules.length) {
+    entry = { length: ctx.rules.length, sets: new Map() };
+    setCache.set(ctx.rules, entry);
   }
+  const key = `${family}\0${behavior}\0${ctx.cwd}\0${home}`;
+  const cached = entry.sets.get(key);
+  if (cached) return cached;
+  const compiled = contentRulesView(ctx, family, behavior).map((rule) => compileRule(rule, ctx.cwd, home));
+  const groups = new Map<string, RootGroup>();
+  for (const c of compiled) {
+    for (const root of c.roots) {
+      let group = groups.get(root);
+      if (!group) {
+        group = { root, matcher: ignore({ ignorecase: ignoreCase(behavior) }), rules: [] };
+        groups.set(root, group);
+      }
+      group.matcher.add(c.pattern);
+      group.rules.push(c);
+    }
+  }
+  const set: PathRuleSet = { whole: wholeToolRulesView(ctx, family, behavior)[0], compiled, groups: [...groups.values()] };
+  entry.sets.set(key, set);
+  return set;
+}
+
+/** `target` relative to `root` when strictly inside it; both absolute and normalized. */
+function relativeInside(target: string, root: string): string | undefined {
+  if (root === "/") return target.length > 1 ? target.slice(1) : undefined;
+  if (target.length > root.length && target.startsWith(root) && target[root.length] === "/") return target.slice(root.length + 1);
   return undefined;
+}
+
+function matches(matcher: Ignore, rel: string, behavior: PermissionBehavior): boolean {
+  // a directory pattern (`secrets/`) also stops the directory itself when denying or asking
+  return matcher.ignores(rel) || (behavior !== "allow" && matcher.ignores(`${rel}/`));
+}
+
+function ruleMatcher(c: CompiledPathRule): Ignore {
+  return (c.matcher ??= ignore({ ignorecase: ignoreCase(c.rule.ruleBehavior) }).add(c.pattern));
 }
 
 /** Rules of this family and behaviour: `Read(...)`/`Edit(...)` and the whole-tool `Read`/`Edit`, highest source first. */
 export function pathRules(ctx: ToolPermissionContext, family: PathRuleTool, behavior: PermissionBehavior): PermissionRule[] {
-  return rulesByBehavior(ctx, behavior).filter((rule) => rule.ruleValue.toolName === family);
+  return [...wholeToolRulesView(ctx, family, behavior), ...contentRulesView(ctx, family, behavior)].sort(compareRulesByPrecedence);
 }
 
+/** The highest-precedence rule of this family and behaviour covering `target` (absolute, normalized), and the part it matched. */
 export function findMatchingPathRule(
   ctx: ToolPermissionContext,
   family: PathRuleTool,
   behavior: PermissionBehavior,
   target: string,
 ): { rule: PermissionRule; matched: string } | undefined {
-  for (const rule of pathRules(ctx, family, behavior)) {
-    const matched = matchPathRule(rule, target, ctx.cwd);
-    if (matched !== undefined) return { rule, matched };
+  const set = pathRuleSet(ctx, family, behavior);
+  let best: { rule: PermissionRule; matched: string } | undefined = set.whole ? { rule: set.whole, matched: target } : undefined;
+  for (const group of set.groups) {
+    const rel = relativeInside(target, group.root);
+    if (rel === undefined || !matches(group.matcher, rel, behavior)) continue;
+    const hit = group.rules.find((c) => matches(ruleMatcher(c), rel, behavior));
+    if (hit && (!best || compareRulesByPrecedence(hit.rule, best.rule) < 0)) best = { rule: hit.rule, matched: rel };
+  }
+  return best;
+}
+
+/** What part of `target` one rule matched (the path relative to the rule's root), or undefined. */
+export function matchPathRule(rule: PermissionRule, target: string, cwd: string): string | undefined {
+  if (rule.ruleValue.ruleContent === undefined) return target;
+  const compiled = compileRule(rule, cwd, userHomeDir());
+  for (const root of compiled.roots) {
+    const rel = relativeInside(path.resolve(target), root);
+    if (rel !== undefined && matches(ruleMatcher(compiled), rel, rule.ruleBehavior)) return rel;
   }
   return undefined;
 }
@@ -142,12 +201,9 @@ export function readDenyGlobsForRoot(ctx: ToolPermissionContext, searchRoot: str
   const out = new Set<string>();
   const rootAbs = path.resolve(ctx.cwd, searchRoot);
   const searchRoots = [...new Set([rootAbs, resolveRealPath(rootAbs)])];
-  for (const rule of pathRules(ctx, "Read", "deny")) {
-    const compiled = compile(rule, ctx.cwd);
-    if (!compiled.matcher) {
-      out.add("**");
-      continue;
-    }
+  const set = pathRuleSet(ctx, "Read", "deny");
+  if (set.whole) return ["**"];
+  for (const compiled of set.compiled) {
     let pattern = compiled.pattern;
     const dirOnly = pattern.endsWith("/");
     if (dirOnly) pattern = pattern.slice(0, -1);

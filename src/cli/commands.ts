@@ -1,0 +1,126 @@
+import path from "node:path";
+import type { PermissionMode } from "../core/permissionTypes.js";
+import { createSession, type Session, type SessionOptions } from "../session/index.js";
+import { toolToAPISchema } from "../core/apiSchema.js";
+import { isDeferredTool } from "../core/registry.js";
+import { findToolByName } from "../core/registry.js";
+import { explainPermission } from "../permissions/index.js";
+import { runExec } from "./exec.js";
+import { splitRuleArgs } from "./ruleArgs.js";
+
+/** Flags shared by every command that builds a session. */
+export interface SessionFlags {
+  cwd?: string;
+  settings?: string;
+  permissionMode?: PermissionMode;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  addDir?: string[];
+  mcpConfig?: string[];
+}
+
+export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
+  const cwd = path.resolve(flags.cwd ?? process.cwd());
+  return {
+    cwd,
+    settingsFile: flags.settings,
+    permissionMode: flags.permissionMode,
+    allowedTools: splitRuleArgs(flags.allowedTools),
+    disallowedTools: splitRuleArgs(flags.disallowedTools),
+    addDirs: flags.addDir,
+  };
+}
+
+function openSession(flags: SessionFlags): Session {
+  const session = createSession(sessionOptionsFromFlags(flags));
+  for (const warning of session.warnings) process.stderr.write(`[toolgate] warning: ${warning}\n`);
+  return session;
+}
+
+export async function execCommand(flags: SessionFlags & { verbose?: boolean }): Promise<number> {
+  const session = openSession(flags);
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    process.stderr.write("[toolgate] interrupted: cancelling running tools (press Ctrl-C again to quit now)\n");
+    session.context.abortController.abort();
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const summary = await runExec(session, {
+      input: process.stdin,
+      output: process.stdout,
+      diagnostics: process.stderr,
+      verbose: flags.verbose,
+    });
+    if (flags.verbose) {
+      process.stderr.write(`[toolgate] ${summary.lines} lines, ${summary.toolUses} tool uses, ${summary.malformed} malformed\n`);
+    }
+    return interrupts > 0 ? 130 : 0;
+  } finally {
+    process.off("SIGINT", onSigint);
+    await session.close();
+  }
+}
+
+export async function toolsCommand(flags: SessionFlags & { json?: boolean }): Promise<number> {
+  const session = openSession(flags);
+  const { tools } = session.context.options;
+  const options = { tools, permissionContext: session.context.getAppState().toolPermissionContext };
+  const described = await Promise.all(
+    tools.map(async (tool) => ({
+      ...(await toolToAPISchema(tool, options)),
+      aliases: tool.aliases ?? [],
+      deferred: isDeferredTool(tool),
+      readOnly: safeFlag(() => tool.isReadOnly({})),
+    })),
+  );
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(described, null, 2)}\n`);
+  } else {
+    const width = Math.max(4, ...described.map((t) => t.name.length));
+    for (const t of described) {
+      const firstLine = t.description.split("\n").find((l) => l.trim()) ?? "";
+      const tags = [t.aliases.length ? `alias ${t.aliases.join(", ")}` : "", t.deferred ? "deferred" : ""].filter(Boolean).join("; ");
+      process.stdout.write(`${t.name.padEnd(width)}  ${firstLine}${tags ? ` [${tags}]` : ""}\n`);
+    }
+  }
+  await session.close();
+  return 0;
+}
+
+/** isReadOnly of a tool whose answer depends on its input (Bash) may throw on an empty one. */
+function safeFlag(read: () => boolean): boolean | "depends on input" {
+  try {
+    return read();
+  } catch {
+    return "depends on input";
+  }
+}
+
+export async function explainCommand(toolName: string, input: string, flags: SessionFlags): Promise<number> {
+  const session = openSession(flags);
+  try {
+    const tool = findToolByName(session.context.options.tools, toolName);
+    if (!tool) {
+      process.stderr.write(`toolgate: no such tool: ${toolName}. Run "toolgate tools" to list them.\n`);
+      return 2;
+    }
+    const { text } = await explainPermission(tool, input, session.context);
+    process.stdout.write(`${text}\n`);
+    return 0;
+  } finally {
+    await session.close();
+  }
+}
+
+export async function mcpListCommand(_flags: SessionFlags & { json?: boolean }): Promise<number> {
+  process.stderr.write("toolgate: mcp list is not wired yet\n");
+  return 2;
+}
+
+export async function mcpServeCommand(_flags: SessionFlags & { http?: string }): Promise<number> {
+  process.stderr.write("toolgate: mcp serve is not wired yet\n");
+  return 2;
+}

@@ -1,0 +1,167 @@
+import fs from "node:fs";
+import path from "node:path";
+import { AbortError, TelemetrySafeError } from "../../core/errors.js";
+import type { ToolPermissionContext } from "../../core/permissionTypes.js";
+import { matchingReadDenyRule, readDenyGlobsForRoot } from "../../permissions/index.js";
+import { isFatalRipgrepError, runRipgrep, type RipgrepOutcome } from "../shared/ripgrep.js";
+import { sortNewestFirst } from "../Glob/newestFirst.js";
+import { buildGrepArgs, type GrepArgsInput } from "./args.js";
+import { createRecordParser, type ContentRecord } from "./parse.js";
+
+export interface GrepSearchOptions extends GrepArgsInput {
+  /** Absolute file or directory to search. */
+  target: string;
+  permissionContext: ToolPermissionContext;
+  timeoutMs: number;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  onHeartbeat?(progress: GrepProgress): void;
+}
+
+export interface GrepProgress {
+  elapsedMs: number;
+  /** Files with a match so far. */
+  files: number;
+  /** Matching lines (content), matches (count) or files (files_with_matches) so far. */
+  matches: number;
+}
+
+/** Everything rg found, with absolute paths, before pagination. */
+export interface GrepSearchResult {
+  /** files_with_matches: newest modified first. */
+  files: string[];
+  /** content: grouped by file, files in path order. */
+  lines: ContentRecord[];
+  /** count: per file, in path order. */
+  counts: Array<{ path: string; count: number }>;
+  /** Explicitly searched binary files that match (content mode shows no lines for them). */
+  binaryFiles: string[];
+  partial?: "timeout" | "output_limit";
+  /** Files rg could not read (the search went on without them). */
+  warnings: string[];
+}
+
+/** rg refused the search (bad regex, unknown type, bad glob); the message quotes rg and says what to change. */
+export class GrepSearchError extends TelemetrySafeError {
+  constructor(stderr: string) {
+    super(`ripgrep rejected this search:\n${stderr}\n${hintFor(stderr)}`.trim(), `Grep: ripgrep rejected the search (${errorKind(stderr)})`);
+    this.name = "GrepSearchError";
+  }
+}
+
+function errorKind(stderr: string): string {
+  if (/regex parse error|look-around|backreference/i.test(stderr)) return "regex";
+  if (/unrecognized file type/.test(stderr)) return "type";
+  if (/error parsing glob/.test(stderr)) return "glob";
+  if (/size limit/.test(stderr)) return "size";
+  return "other";
+}
+
+function hintFor(stderr: string): string {
+  switch (errorKind(stderr)) {
+    case "regex":
+      return [
+        "The pattern is a regular expression (Rust regex syntax, as in ripgrep).",
+        "To match any of ( ) [ ] { } . * + ? | ^ $ \\ literally, escape it with a backslash: `foo\\(` finds \"foo(\", `interface\\{\\}` finds \"interface{}\".",
+        /look-around|backreference/i.test(stderr) ? "Look-around and backreferences are not supported; match the text directly instead." : "",
+      ]
+        .filter(Boolean)
+        .join("\n");
+    case "type":
+      return 'The "type" parameter takes a ripgrep file type name such as js, ts, py, rust, go, java or md; use "glob" (e.g. "*.vue") for anything else.';
+    case "glob":
+      return 'Check the "glob" parameter: braces must be balanced, and a literal { or [ is written [{] or [[].';
+    case "size":
+      return "The pattern is too large; make it simpler or split the search.";
+    default:
+      return "";
+  }
+}
+
+function filePathWarnings(outcome: RipgrepOutcome): string[] {
+  return outcome.exitCode === 2 ? outcome.stderr.split("\n").filter((line) => line.trim() !== "") : [];
+}
+
+/** Search with rg, drop Read-denied paths, and order the results deterministically. */
+export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearchResult> {
+  const stat = fs.statSync(options.target, { throwIfNoEntry: false });
+  const isFile = stat !== undefined && !stat.isDirectory();
+  const searchDir = isFile ? path.dirname(options.target) : options.target;
+  const rgTarget = isFile ? `./${path.basename(options.target)}` : ".";
+  const empty: GrepSearchResult = { files: [], lines: [], counts: [], binaryFiles: [], warnings: [] };
+  const denyGlobs = readDenyGlobsForRoot(options.permissionContext, searchDir);
+  if (denyGlobs.includes("**")) return empty;
+
+  const denied = new Map<string, boolean>();
+  const absolute = (relative: string) => path.join(searchDir, relative);
+  const allowed = (abs: string) => {
+    let isDenied = denied.get(abs);
+    if (isDenied === undefined) {
+      isDenied = matchingReadDenyRule(abs, options.permissionContext) !== undefined;
+      denied.set(abs, isDenied);
+    }
+    return !isDenied;
+  };
+
+  const files: string[] = [];
+  const linesByFile = new Map<string, ContentRecord[]>();
+  const counts: Array<{ path: string; count: number }> = [];
+  const binaryFiles: string[] = [];
+  let matchCount = 0;
+
+  let onRecord: (record: string) => void;
+  if (options.mode === "files_with_matches") {
+    onRecord = (record) => {
+      if (record) files.push(absolute(record));
+    };
+  } else {
+    const parse = createRecordParser(options.mode);
+    onRecord = (raw) => {
+      const parsed = parse(raw);
+      if (!parsed) return;
+      if (parsed.kind === "binary") binaryFiles.push(absolute(parsed.path));
+      else if (parsed.kind === "count") {
+        counts.push({ path: absolute(parsed.path), count: parsed.count });
+        matchCount += parsed.count;
+      } else {
+        const abs = absolute(parsed.record.path);
+        let group = linesByFile.get(abs);
+        if (!group) linesByFile.set(abs, (group = []));
+        group.push({ ...parsed.record, path: abs });
+        if (parsed.record.isMatch) matchCount++;
+      }
+    };
+  }
+
+  const outcome = await runRipgrep({
+    args: buildGrepArgs(options, denyGlobs, rgTarget),
+    cwd: searchDir,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    separator: options.mode === "files_with_matches" ? "\0" : "\n",
+    onRecord,
+    onHeartbeat: options.onHeartbeat
+      ? (elapsedMs) => {
+          const fileCount = files.length + linesByFile.size + counts.length;
+          options.onHeartbeat?.({ elapsedMs, files: fileCount, matches: options.mode === "files_with_matches" ? fileCount : matchCount });
+        }
+      : undefined,
+  });
+  if (outcome.stopped === "aborted") throw new AbortError();
+  if (isFatalRipgrepError(outcome)) throw new GrepSearchError(outcome.stderr);
+
+  const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const result: GrepSearchResult = {
+    files: await sortNewestFirst(files.filter(allowed), options.signal),
+    lines: [...linesByFile.keys()]
+      .filter(allowed)
+      .sort()
+      .flatMap((file) => linesByFile.get(file) ?? []),
+    counts: counts.filter((entry) => allowed(entry.path)).sort(byPath),
+    binaryFiles: binaryFiles.filter(allowed),
+    warnings: filePathWarnings(outcome),
+  };
+  if (outcome.stopped) result.partial = outcome.stopped;
+  return result;
+}

@@ -90,18 +90,13 @@ export async function decidePermission(
   const ctx = context.getAppState().toolPermissionContext;
   const plan = ctx.mode === "plan" && !isReadOnly(tool, input);
 
-  // 1-2. whole-tool deny and ask rules
+  // 1. whole-tool deny
   const wholeDeny = getWholeToolRule(ctx, tool, "deny");
   if (wholeDeny) {
     return { behavior: "deny", message: `Permission to use ${tool.name} was denied by rule ${describeRule(wholeDeny)}.`, decisionReason: ruleReason(wholeDeny) };
   }
-  const wholeAsk = getWholeToolRule(ctx, tool, "ask");
-  if (wholeAsk) {
-    if (plan) return planDenial(tool);
-    return { behavior: "ask", message: `${tool.name} needs approval by rule ${describeRule(wholeAsk)}.`, decisionReason: ruleReason(wholeAsk) };
-  }
 
-  // 3. the tool's own check (file paths, Bash parts, ...) and the content rules it lets the engine match
+  // 2. the tool's own check (file paths, Bash parts, ...) and the content rules it lets the engine match
   let result: PermissionResult;
   try {
     result = await tool.checkPermissions(input, context);
@@ -121,14 +116,20 @@ export async function decidePermission(
     };
   }
 
-  // 4. deny from the tool or a content deny rule
+  // 3. a deny from the tool or a content deny rule; it also beats a whole-tool ask (deny > ask)
   if (result.behavior === "deny") return result;
   if (generic.deny) {
     return { behavior: "deny", message: `Permission to use ${tool.name} was denied by rule ${describeRule(generic.deny)}.`, decisionReason: ruleReason(generic.deny) };
   }
   if (plan) return planDenial(tool);
 
-  // 5-6. content ask rules and safety checks ask in every mode
+  // 4. whole-tool ask
+  const wholeAsk = getWholeToolRule(ctx, tool, "ask");
+  if (wholeAsk) {
+    return { behavior: "ask", message: `${tool.name} needs approval by rule ${describeRule(wholeAsk)}.`, decisionReason: ruleReason(wholeAsk) };
+  }
+
+  // 5. content ask rules, safety checks and a hook's ask ask in every mode
   if (isForcedAsk(result)) return result as PermissionAskDecision;
   if (generic.ask) {
     return { behavior: "ask", message: `${tool.name} needs approval by rule ${describeRule(generic.ask)}.`, decisionReason: ruleReason(generic.ask) };
@@ -148,21 +149,21 @@ export async function decidePermission(
   const allow = (decisionReason: PermissionDecisionReason): PermissionDecision =>
     updatedInput ? { behavior: "allow", updatedInput, decisionReason } : { behavior: "allow", decisionReason };
 
-  // 7. bypassPermissions
+  // 6. bypassPermissions
   if (ctx.mode === "bypassPermissions") return allow({ type: "mode", mode: "bypassPermissions" });
 
-  // 8. allow rules, then the tool's own allow
+  // 7. allow rules, then the tool's own allow
   const wholeAllow = getWholeToolRule(ctx, tool, "allow");
   if (wholeAllow) return allow(ruleReason(wholeAllow));
   if (generic.allow) return allow(ruleReason(generic.allow));
   if (result.behavior === "allow") return result;
 
-  // 9. a PreToolUse hook allow skips the default ask
+  // 8. a PreToolUse hook allow skips the default ask
   if (hookDecision?.behavior === "allow") {
     return allow({ type: "hook", hookEvent: "PreToolUse", command: hookDecision.command, reason: hookDecision.reason });
   }
 
-  // 10. ask
+  // 9. ask
   if (result.behavior === "ask") return withSuggestions(result, tool);
   return withSuggestions(
     {
@@ -187,9 +188,10 @@ function dontAskDenial(ask: PermissionAskDecision): PermissionDenyDecision {
 
 /**
  * The full decision order of SPEC section 4, for the pipeline's permission step:
- * whole-tool deny → deny; whole-tool ask → ask; the tool's checkPermissions (and, for tools with
- * preparePermissionMatcher, their content rules); a deny → deny; plan mode denies what is not read-only;
- * a content ask rule or a safety check → ask even in bypassPermissions; a PreToolUse hook ask → ask;
+ * whole-tool deny → deny; the tool's checkPermissions (and, for tools with preparePermissionMatcher,
+ * their content rules); a deny → deny (so a content deny also beats a whole-tool ask); plan mode denies
+ * what is not read-only; whole-tool ask → ask; a content ask rule or a safety check → ask even in
+ * bypassPermissions; a PreToolUse hook ask → ask;
  * bypassPermissions → allow; an allow rule → allow; the tool's allow → allow; a hook allow → allow; else ask.
  * dontAsk turns the final ask into deny. Non-interactive sessions get the ask; their canUseTool
  * (createNonInteractiveCanUseTool) denies it, so PermissionRequest hooks can still answer first.

@@ -1,5 +1,15 @@
 import type { CanUseToolFn } from "../core/Tool.js";
+import type { PermissionAskDecision } from "../core/permissionTypes.js";
 import { describeDecisionReason, howToAllow } from "./explain.js";
+import { ruleToString } from "./rules.js";
+
+/** The reason in words, unless the ask's message already says it (path and mode messages do). */
+function reasonNotInMessage(decision: PermissionAskDecision): string {
+  const reason = decision.decisionReason;
+  if (!reason || reason.type === "workingDirectory" || reason.type === "mode" || reason.type === "safetyCheck") return "";
+  if (reason.type === "rule" && decision.message.includes(JSON.stringify(ruleToString(reason.rule)))) return "";
+  return ` (${describeDecisionReason(reason)})`;
+}
 
 /**
  * The canUseTool of sessions that cannot prompt (`toolgate exec`, SDK runs without a callback):
@@ -9,10 +19,9 @@ export function createNonInteractiveCanUseTool(): CanUseToolFn {
   return async (tool, _input, _context, _assistantMessage, _toolUseID, decision) => {
     if (decision.behavior !== "ask") return decision;
     const hint = howToAllow(decision);
-    const why = decision.decisionReason ? ` (${describeDecisionReason(decision.decisionReason)})` : "";
     return {
       behavior: "deny",
-      message: `${decision.message}${why} This session is non-interactive, so the ${tool.name} call was denied instead of asking.${hint ? ` ${hint}` : ""}`,
+      message: `${decision.message}${reasonNotInMessage(decision)} This session is non-interactive, so the ${tool.name} call was denied instead of asking.${hint ? ` ${hint}` : ""}`,
       decisionReason: { type: "nonInteractive", reason: `would ask: ${describeDecisionReason(decision.decisionReason)}` },
       suggestions: decision.suggestions,
     };

@@ -79,6 +79,12 @@ describe("hasPermissionsToUseTool: decision order", () => {
     expect(d.behavior).toBe("ask");
   });
 
+  it("a content deny beats a whole-tool ask (deny > ask)", async () => {
+    const ctx = ctxWith([rule("ask", "Shell", "policySettings"), rule("deny", "Shell(rm:*)", "userSettings")]);
+    expect((await decide(ctx, "Shell", { command: "rm -rf /" })).behavior).toBe("deny");
+    expect((await decide(ctx, "Shell", { command: "ls" })).behavior).toBe("ask");
+  });
+
   it("the tool's deny is final, and a content ask rule asks in bypass", async () => {
     const ctx = ctxWith([rule("deny", "Shell(rm:*)"), rule("ask", "Shell(git push:*)"), rule("allow", "Shell")], "bypassPermissions");
     expect((await decide(ctx, "Shell", { command: "rm -rf x" })).behavior).toBe("deny");

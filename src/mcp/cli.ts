@@ -1,0 +1,165 @@
+import type { Readable, Writable } from "node:stream";
+import type { Settings } from "../settings/types.js";
+import { formatMcpConfigError, loadMcpConfig, type McpConfigError, type McpServerConfig } from "./config.js";
+import { connectMcpServers } from "./manager.js";
+import { estimateServerSchemaTokens, estimateToolSchemaTokens } from "./tokenEstimate.js";
+import { createToolgateMcpServer, type ToolgateMcpServerOptions } from "./server/createServer.js";
+import { serveHttp, serveStdio } from "./server/transports.js";
+
+export interface McpListOptions {
+  projectDir: string;
+  /** `--mcp-config` values. */
+  configFiles?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  /** Merged settings, for mcp.connectTimeoutMs. */
+  settings?: Settings;
+  json?: boolean;
+  output?: Writable;
+}
+
+export interface McpListEntry {
+  name: string;
+  source: string;
+  transport: McpServerConfig["type"];
+  /** `node server.js stdio` or the URL. */
+  target: string;
+  status: string;
+  error?: string;
+  toolCount: number;
+  estimatedTokens: number;
+  alwaysLoad: boolean;
+  tools: Array<{ name: string; estimatedTokens: number }>;
+}
+
+export interface McpListReport {
+  servers: McpListEntry[];
+  configErrors: McpConfigError[];
+}
+
+const TOKEN_NOTE =
+  "Token estimates are (characters of each tool's name, description and input schema) / 4. MCP tools are deferred: " +
+  "they cost only their name until ToolSearch loads them, unless the server sets alwaysLoad.";
+
+function target(config: McpServerConfig): string {
+  return config.type === "stdio" ? [config.command, ...config.args].join(" ") : config.url;
+}
+
+/** Connect to every configured server, then describe each. Servers are closed before returning. */
+export async function collectMcpList(options: McpListOptions): Promise<McpListReport> {
+  const loaded = loadMcpConfig({ projectDir: options.projectDir, configFiles: options.configFiles, env: options.env });
+  const manager = await connectMcpServers(loaded.servers, { settings: options.settings, env: options.env });
+  try {
+    const servers = manager.clients.map(
+      (c): McpListEntry => ({
+        name: c.name,
+        source: c.source,
+        transport: c.config.type,
+        target: target(c.config),
+        status: c.status,
+        ...(c.error && { error: c.error }),
+        toolCount: c.toolCount,
+        estimatedTokens: estimateServerSchemaTokens(c.name, c.toolDefinitions),
+        alwaysLoad: c.config.alwaysLoad === true,
+        tools: c.tools.map((t, i) => ({ name: t.name, estimatedTokens: estimateToolSchemaTokens(c.name, c.toolDefinitions[i]) })),
+      }),
+    );
+    return { servers, configErrors: loaded.errors };
+  } finally {
+    await manager.close();
+  }
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + " ".repeat(width - text.length);
+}
+
+export function formatMcpList(report: McpListReport): string {
+  const lines: string[] = [];
+  if (report.servers.length === 0) {
+    lines.push("No MCP servers configured (add them to .mcp.json in the project, or pass --mcp-config FILE).");
+  } else {
+    const nameWidth = Math.max(6, ...report.servers.map((s) => s.name.length));
+    lines.push(`${pad("SERVER", nameWidth)}  ${pad("STATUS", 12)}  ${pad("TOOLS", 5)}  ${pad("~TOKENS", 8)}  TRANSPORT`);
+    for (const s of report.servers) {
+      const ok = s.status === "connected";
+      lines.push(
+        `${pad(s.name, nameWidth)}  ${pad(s.status, 12)}  ${pad(ok ? String(s.toolCount) : "-", 5)}  ${pad(ok ? s.estimatedTokens.toLocaleString("en-US") : "-", 8)}  ${s.transport}: ${s.target}`,
+      );
+      if (s.error) lines.push(`${" ".repeat(nameWidth)}  ${s.error}`);
+    }
+    lines.push("", TOKEN_NOTE);
+  }
+  if (report.configErrors.length > 0) {
+    lines.push("", "Configuration problems (these servers were skipped):");
+    for (const error of report.configErrors) lines.push(`  ${formatMcpConfigError(error)}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** `toolgate mcp list`. Exit code 1 when a server failed or a config entry was rejected, so scripts can check health. */
+export async function runMcpList(options: McpListOptions): Promise<number> {
+  const report = await collectMcpList(options);
+  const output = options.output ?? process.stdout;
+  output.write(options.json ? `${JSON.stringify({ ...report, note: TOKEN_NOTE }, null, 2)}\n` : formatMcpList(report));
+  const healthy = report.configErrors.length === 0 && report.servers.every((s) => s.status === "connected");
+  return healthy ? 0 : 1;
+}
+
+export interface McpServeOptions extends ToolgateMcpServerOptions {
+  /** `--http PORT`: streamable HTTP on 127.0.0.1 instead of stdio. */
+  http?: number;
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Diagnostics (the listening URL). */
+  stderr?: Writable;
+  /** Stops an HTTP server; defaults to SIGINT/SIGTERM. */
+  signal?: AbortSignal;
+}
+
+/** Over stdio, stdout is the protocol: anything a tool prints with console.log goes to stderr instead. */
+function keepStdoutForProtocol(): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
+  return () => Object.assign(console, saved);
+}
+
+function untilStopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal) {
+      if (signal.aborted) resolve();
+      else signal.addEventListener("abort", () => resolve(), { once: true });
+      return;
+    }
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}
+
+/** `toolgate mcp serve [--http PORT]`. Resolves with the exit code when stdin ends or the server is stopped. */
+export async function runMcpServe(options: McpServeOptions): Promise<number> {
+  const factory = createToolgateMcpServer(options);
+  const stderr = options.stderr ?? process.stderr;
+  if (options.http !== undefined) {
+    if (!Number.isInteger(options.http) || options.http < 0 || options.http > 65_535) {
+      stderr.write(`toolgate mcp serve: --http needs a port number between 0 and 65535, got ${options.http}\n`);
+      return 2;
+    }
+    const handle = await serveHttp(factory, { port: options.http });
+    stderr.write(`toolgate MCP server listening on ${handle.url}\n`);
+    await untilStopped(options.signal);
+    await handle.close();
+    return 0;
+  }
+  const restore = options.stdout === undefined || options.stdout === process.stdout ? keepStdoutForProtocol() : () => undefined;
+  try {
+    await serveStdio(factory, { stdin: options.stdin, stdout: options.stdout });
+  } finally {
+    restore();
+  }
+  return 0;
+}

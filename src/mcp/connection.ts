@@ -1,0 +1,293 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, type CallToolResult, type Implementation, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import type { AnyObject, AnyTool, McpClientInfo } from "../core/Tool.js";
+import { TelemetrySafeError, isAbortError } from "../core/errors.js";
+import type { McpServerConfig, ScopedMcpServerConfig } from "./config.js";
+import { ToolgateStdioClientTransport, describeExit } from "./stdioTransport.js";
+import { createMcpTool, type McpCallOptions } from "./mcpTool.js";
+
+export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MCP_CALL_TIMEOUT_MS = 10 * 60_000;
+
+export type McpServerStatus = "pending" | "connected" | "failed" | "disconnected" | "closed";
+
+export interface McpConnectionOptions {
+  connectTimeoutMs?: number;
+  callTimeoutMs?: number;
+  /** Base environment of stdio servers; the entry's own `env` is laid over it. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  clientInfo?: Implementation;
+  /** The server's tool list changed (list_changed notification, or a reconnect). */
+  onToolsChanged?: (serverName: string) => void;
+}
+
+/** One configured server: its live connection, its tools as toolgate tools, and why it is down when it is. */
+export interface McpServerConnection extends McpClientInfo {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  readonly source: string;
+  readonly status: McpServerStatus;
+  readonly error?: string;
+  readonly serverInfo?: Implementation;
+  readonly instructions?: string;
+  readonly toolDefinitions: readonly McpToolDefinition[];
+  readonly tools: readonly AnyTool[];
+  readonly toolCount: number;
+  /** Process id of a stdio server while it runs. */
+  readonly pid?: number;
+  /** (Re)connect and list the tools. Never throws: failures land in `status` and `error`. */
+  connect(): Promise<void>;
+  /** Fetch the tool list again (what a list_changed notification triggers). */
+  refreshTools(): Promise<void>;
+  callTool(toolName: string, args: AnyObject, options: McpCallOptions): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** The server went away during or before a call; the model is told, and the next call reconnects. */
+export class McpServerUnavailableError extends TelemetrySafeError {
+  constructor(message: string) {
+    super(message, "MCP server unavailable");
+    this.name = "McpServerUnavailableError";
+  }
+}
+
+export class McpToolCallError extends TelemetrySafeError {
+  constructor(message: string, telemetry: string) {
+    super(message, telemetry);
+    this.name = "McpToolCallError";
+  }
+}
+
+function createTransport(config: McpServerConfig, env: NodeJS.ProcessEnv): Transport {
+  switch (config.type) {
+    case "stdio":
+      return new ToolgateStdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: { ...env, ...config.env },
+        cwd: config.cwd,
+      });
+    case "http":
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    case "sse":
+      return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function lastLines(text: string, count = 3): string {
+  return text.trim().split(/\r?\n/).slice(-count).join("\n");
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options: McpConnectionOptions = {}): McpServerConnection {
+  const { name, config } = scoped;
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
+  const clientInfo = options.clientInfo ?? { name: "toolgate", version: "0.1.0" };
+
+  let status: McpServerStatus = "pending";
+  let error: string | undefined;
+  let client: Client | undefined;
+  let transport: Transport | undefined;
+  let serverInfo: Implementation | undefined;
+  let instructions: string | undefined;
+  let definitions: McpToolDefinition[] = [];
+  let tools: AnyTool[] = [];
+  let connecting: Promise<void> | undefined;
+  let shutDown = false;
+
+  /** How the stdio process ended ("was killed by signal SIGKILL"). */
+  const howItEnded = (t: Transport | undefined): string => (t instanceof ToolgateStdioClientTransport ? describeExit(t.exit) : "closed the connection");
+  /** " Its last stderr output: …" when the process wrote any. */
+  const stderrNote = (t: Transport | undefined): string => {
+    const tail = t instanceof ToolgateStdioClientTransport ? lastLines(t.stderrTail) : "";
+    return tail ? ` Its last stderr output:\n${tail}` : "";
+  };
+
+  const setTools = (next: McpToolDefinition[]) => {
+    definitions = next;
+    tools = next.map((definition) =>
+      createMcpTool({ serverName: name, definition, alwaysLoad: config.alwaysLoad, callTool: (tool, args, o) => connection.callTool(tool, args, o) }),
+    );
+    options.onToolsChanged?.(name);
+  };
+
+  const listAllTools = async (c: Client): Promise<McpToolDefinition[]> => {
+    if (!c.getServerCapabilities()?.tools) return [];
+    const all: McpToolDefinition[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: connectTimeoutMs });
+      all.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  };
+
+  const disconnect = async () => {
+    const previous = transport;
+    client = undefined;
+    transport = undefined;
+    await previous?.close().catch(() => undefined);
+  };
+
+  const doConnect = async () => {
+    await disconnect();
+    status = "pending";
+    error = undefined;
+    const t = createTransport(config, options.env ?? process.env);
+    const c = new Client(clientInfo, {
+      capabilities: {},
+      listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void connection.refreshTools() } },
+    });
+    c.onclose = () => {
+      if (client !== c) return;
+      client = undefined;
+      if (shutDown) return;
+      status = "disconnected";
+      error = `the server ${howItEnded(t)}`;
+    };
+    // Errors on an open connection (a non-JSON line on stdout) are not fatal; a fatal one closes it.
+    c.onerror = () => undefined;
+    transport = t;
+    client = c;
+    try {
+      await withTimeout(
+        (async () => {
+          await c.connect(t, { timeout: connectTimeoutMs });
+          serverInfo = c.getServerVersion();
+          instructions = c.getInstructions();
+          setTools(await listAllTools(c));
+        })(),
+        connectTimeoutMs,
+        `no answer within ${connectTimeoutMs} ms`,
+      );
+      if (client === c && !shutDown) status = "connected";
+    } catch (err) {
+      const exited = t instanceof ToolgateStdioClientTransport && t.exit !== undefined;
+      const code = (err as NodeJS.ErrnoException).code;
+      const reason =
+        code === "ENOENT" && config.type === "stdio"
+          ? `command not found: ${config.command}`
+          : exited
+            ? `the server ${howItEnded(t)} during startup.${stderrNote(t)}`
+            : errorMessage(err);
+      if (client === c) await disconnect();
+      if (!shutDown) {
+        status = "failed";
+        error = `could not connect: ${reason}`;
+      }
+    }
+  };
+
+  const ensureConnected = async (): Promise<Client> => {
+    if (shutDown) throw new McpServerUnavailableError(`The MCP server "${name}" has been shut down.`);
+    if (!client || status !== "connected") {
+      connecting ??= doConnect().finally(() => (connecting = undefined));
+      await connecting;
+    }
+    if (!client || status !== "connected") {
+      throw new McpServerUnavailableError(`The MCP server "${name}" is not available: ${error ?? "not connected"}. toolgate will try to start it again on the next call.`);
+    }
+    return client;
+  };
+
+  const connection: McpServerConnection = {
+    name,
+    config,
+    source: scoped.source,
+    get status() {
+      return status;
+    },
+    get error() {
+      return error;
+    },
+    get serverInfo() {
+      return serverInfo;
+    },
+    get instructions() {
+      return instructions;
+    },
+    get toolDefinitions() {
+      return definitions;
+    },
+    get tools() {
+      return tools;
+    },
+    get toolCount() {
+      return definitions.length;
+    },
+    get pid() {
+      return transport instanceof ToolgateStdioClientTransport ? transport.pid : undefined;
+    },
+    connect() {
+      connecting ??= doConnect().finally(() => (connecting = undefined));
+      return connecting;
+    },
+    async refreshTools() {
+      const c = client;
+      if (!c || status !== "connected") return;
+      try {
+        setTools(await listAllTools(c));
+      } catch {
+        // Keep the previous list; the next call or notification tries again.
+      }
+    },
+    async callTool(toolName, args, callOptions) {
+      const c = await ensureConnected();
+      const t = transport;
+      try {
+        return (await c.callTool({ name: toolName, arguments: args }, undefined, {
+          signal: callOptions.signal,
+          timeout: callTimeoutMs,
+          onprogress: (p) => callOptions.onProgress({ progress: p.progress, total: p.total, message: p.message }),
+        })) as CallToolResult;
+      } catch (err) {
+        if (callOptions.signal.aborted || isAbortError(err)) throw err;
+        if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+          throw new McpToolCallError(
+            `The MCP tool ${toolName} of server "${name}" did not finish within ${callTimeoutMs} ms (setting mcp.callTimeoutMs).`,
+            "MCP call timeout",
+          );
+        }
+        const closed = err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
+        if (closed || client !== c) {
+          if (client === c) await disconnect().then(() => (status = "disconnected"));
+          throw new McpServerUnavailableError(
+            `The MCP server "${name}" ${howItEnded(t)} while running ${toolName}. toolgate will start it again on the next call.${stderrNote(t)}`,
+          );
+        }
+        if (err instanceof McpError) {
+          throw new McpToolCallError(`The MCP server "${name}" refused ${toolName}: ${err.message}`, `MCP error ${err.code}`);
+        }
+        // Anything else is the transport failing (HTTP unreachable, session expired): start afresh next time.
+        if (client === c) {
+          await disconnect();
+          status = "disconnected";
+          error = errorMessage(err);
+        }
+        throw new McpServerUnavailableError(`The MCP server "${name}" could not be reached while running ${toolName}: ${errorMessage(err)}. toolgate will reconnect on the next call.`);
+      }
+    },
+    async close() {
+      shutDown = true;
+      status = "closed";
+      await disconnect();
+    },
+  };
+  return connection;
+}

@@ -1,0 +1,40 @@
+/** MCP: toolgate as a client of MCP servers (their tools become deferred toolgate tools) and as a server of its own tools. */
+export {
+  loadMcpConfig,
+  parseMcpConfig,
+  parseMcpServerEntry,
+  formatMcpConfigError,
+  PROJECT_MCP_CONFIG_FILE,
+  type McpServerConfig,
+  type McpStdioServerConfig,
+  type McpRemoteServerConfig,
+  type ScopedMcpServerConfig,
+  type McpConfigError,
+  type LoadedMcpConfig,
+  type LoadMcpConfigOptions,
+} from "./config.js";
+export { expandEnvVars, type Expansion } from "./envExpansion.js";
+export {
+  createMcpServerConnection,
+  McpServerUnavailableError,
+  McpToolCallError,
+  DEFAULT_MCP_CONNECT_TIMEOUT_MS,
+  DEFAULT_MCP_CALL_TIMEOUT_MS,
+  type McpServerConnection,
+  type McpServerStatus,
+  type McpConnectionOptions,
+} from "./connection.js";
+export { connectMcpServers, type McpManager, type ConnectMcpServersOptions } from "./manager.js";
+export { createMcpTool, capDescription, MAX_MCP_DESCRIPTION_CHARS, MCP_MAX_RESULT_SIZE_CHARS, type McpToolProgress } from "./mcpTool.js";
+export { mapMcpCallResult, type McpToolOutput } from "./toolResult.js";
+export { estimateToolSchemaTokens, estimateServerSchemaTokens } from "./tokenEstimate.js";
+export {
+  createToolgateMcpServer,
+  type ToolgateMcpServerOptions,
+  type ToolgateMcpServerFactory,
+  type ToolgateMcpSession,
+  type McpSessionRequest,
+} from "./server/createServer.js";
+export { serveStdio, serveHttp, MCP_HTTP_PATH, type HttpServeHandle } from "./server/transports.js";
+export { createElicitationCanUseTool } from "./server/permissionPrompt.js";
+export { runMcpList, runMcpServe, collectMcpList, formatMcpList, type McpListOptions, type McpListReport, type McpServeOptions } from "./cli.js";

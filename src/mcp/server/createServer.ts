@@ -1,0 +1,170 @@
+import { randomUUID } from "node:crypto";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+  type Implementation,
+  type Tool as McpToolDefinition,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { AnyTool, CanUseToolFn, ToolUseContext, Tools } from "../../core/Tool.js";
+import type { AssistantMessage, ToolUseBlock } from "../../core/messages.js";
+import { toolInputJSONSchema } from "../../core/apiSchema.js";
+import { runToolsToMessage, isToolUseConcurrencySafe } from "../../core/runTools.js";
+import { formatError } from "../../core/errors.js";
+import { createCallLock } from "./callLock.js";
+import { toolResultToCallToolResult } from "./content.js";
+import { createElicitationCanUseTool } from "./permissionPrompt.js";
+
+/** One connection's session: the same context for every call, so read-before-edit state carries over. */
+export interface ToolgateMcpSession {
+  context: ToolUseContext;
+  /** Decides what would ask when the client cannot elicit (e.g. the non-interactive deny). Default: deny with the reason. */
+  canUseTool?: CanUseToolFn;
+  /** Called once when the connection closes. */
+  close?(): void | Promise<void>;
+}
+
+export interface McpSessionRequest {
+  clientInfo?: Implementation;
+  clientCapabilities?: ClientCapabilities;
+  /** The client declared elicitation: asks will be shown to its user, so the session may prompt. */
+  canElicit: boolean;
+}
+
+export interface ToolgateMcpServerOptions {
+  /** The tools served (and the only ones callable). A function is re-read on every list and call. */
+  tools: Tools | (() => Tools);
+  /** Called once per connection, on its first tool call. */
+  createSession(request: McpSessionRequest): ToolgateMcpSession | Promise<ToolgateMcpSession>;
+  serverInfo?: Implementation;
+  instructions?: string;
+}
+
+/** Makes one MCP `Server` per connection; each gets its own session. */
+export interface ToolgateMcpServerFactory {
+  createServer(): Server;
+}
+
+const DEFAULT_SERVER_INFO: Implementation = { name: "toolgate", version: "0.1.0" };
+const MAX_PROGRESS_MESSAGE_CHARS = 1_000;
+
+function safely<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+/** Annotations describe the tool for an arbitrary input, so they use the empty one (Bash: not read-only). */
+async function describeTool(tool: AnyTool, tools: Tools): Promise<McpToolDefinition> {
+  const readOnly = safely(() => tool.isReadOnly({}), false);
+  return {
+    name: tool.name,
+    description: await tool.prompt({ tools }),
+    inputSchema: toolInputJSONSchema(tool) as McpToolDefinition["inputSchema"],
+    annotations: {
+      title: safely(() => tool.userFacingName(), tool.name),
+      readOnlyHint: readOnly,
+      destructiveHint: !readOnly && safely(() => tool.isDestructive({}), false),
+      openWorldHint: false,
+    },
+  };
+}
+
+function progressText(data: unknown): string {
+  const text = typeof data === "string" ? data : safely(() => JSON.stringify(data) ?? "", "");
+  return text.length > MAX_PROGRESS_MESSAGE_CHARS ? `${text.slice(0, MAX_PROGRESS_MESSAGE_CHARS)}…` : text;
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+export function createToolgateMcpServer(options: ToolgateMcpServerOptions): ToolgateMcpServerFactory {
+  const listTools = (): Tools => (typeof options.tools === "function" ? options.tools() : options.tools).filter((t) => t.isEnabled());
+
+  return {
+    createServer() {
+      const server = new Server(options.serverInfo ?? DEFAULT_SERVER_INFO, {
+        capabilities: { tools: {} },
+        ...(options.instructions && { instructions: options.instructions }),
+      });
+      const lock = createCallLock();
+      let session: Promise<{ session: ToolgateMcpSession; canUseTool: CanUseToolFn; abort: AbortController }> | undefined;
+      let calls = 0;
+
+      const getSession = () =>
+        (session ??= Promise.resolve(
+          options.createSession({
+            clientInfo: server.getClientVersion(),
+            clientCapabilities: server.getClientCapabilities(),
+            canElicit: Boolean(server.getClientCapabilities()?.elicitation),
+          }),
+        ).then((created) => ({
+          session: created,
+          canUseTool: createElicitationCanUseTool(server, created.canUseTool),
+          abort: created.context.abortController,
+        })));
+
+      server.setRequestHandler(ListToolsRequestSchema, async () => {
+        const tools = listTools();
+        return { tools: await Promise.all(tools.map((t) => describeTool(t, tools))) };
+      });
+
+      server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+        try {
+          const { session: current, canUseTool, abort } = await getSession();
+          const tools = listTools();
+          const toolUse: ToolUseBlock = { type: "tool_use", id: `toolu_mcp_${randomUUID().replace(/-/g, "")}`, name: request.params.name, input: request.params.arguments ?? {} };
+          const assistantMessage: AssistantMessage = { role: "assistant", id: `mcp_call_${++calls}`, content: [toolUse] };
+
+          // A call ends when the client cancels it or the connection's session is aborted.
+          const callAbort = new AbortController();
+          const onClientCancel = () => callAbort.abort(extra.signal.reason);
+          const onSessionAbort = () => callAbort.abort(abort.signal.reason);
+          extra.signal.addEventListener("abort", onClientCancel, { once: true });
+          abort.signal.addEventListener("abort", onSessionAbort, { once: true });
+
+          const contextFor = (base: ToolUseContext): ToolUseContext => ({
+            ...base,
+            abortController: callAbort,
+            options: { ...base.options, tools, refreshTools: typeof options.tools === "function" ? listTools : undefined },
+          });
+          const progressToken = request.params._meta?.progressToken;
+          let progress = 0;
+
+          const shared = isToolUseConcurrencySafe(toolUse, contextFor(current.context));
+          return await lock.run(shared, async () => {
+            const result = await runToolsToMessage([toolUse], assistantMessage, canUseTool, contextFor(current.context), (update) => {
+              if (update.type !== "progress" || progressToken === undefined) return;
+              void extra
+                .sendNotification({ method: "notifications/progress", params: { progressToken, progress: ++progress, message: progressText(update.data) } })
+                .catch(() => undefined);
+            });
+            // Keep what contextModifiers changed, but not this call's abort controller or tool list.
+            current.context = { ...result.context, abortController: current.context.abortController, options: current.context.options };
+            const content = Array.isArray(result.message.content) ? result.message.content : [];
+            const block = content.find((b) => b.type === "tool_result");
+            return block?.type === "tool_result" ? toolResultToCallToolResult(block) : errorResult("toolgate produced no result for this call.");
+          }).finally(() => {
+            extra.signal.removeEventListener("abort", onClientCancel);
+            abort.signal.removeEventListener("abort", onSessionAbort);
+          });
+        } catch (err) {
+          return errorResult(`toolgate failed while running ${request.params.name}: ${formatError(err)}`);
+        }
+      });
+
+      server.onclose = () => {
+        void session?.then(({ session: s, abort }) => {
+          abort.abort();
+          return s.close?.();
+        });
+      };
+      return server;
+    },
+  };
+}

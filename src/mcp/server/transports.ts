@@ -1,0 +1,157 @@
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import type { Readable, Writable } from "node:stream";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolgateMcpServerFactory } from "./createServer.js";
+
+export interface StdioServeOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+}
+
+/** Serve one connection over stdio; resolves when stdin ends or the connection closes. */
+export async function serveStdio(factory: ToolgateMcpServerFactory, options: StdioServeOptions = {}): Promise<void> {
+  const stdin = options.stdin ?? process.stdin;
+  const server = factory.createServer();
+  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = ((previous) => () => {
+      previous?.();
+      resolve();
+    })(server.onclose);
+  });
+  const onEnd = () => void server.close();
+  stdin.once("end", onEnd);
+  stdin.once("close", onEnd);
+  await server.connect(transport);
+  await closed;
+  stdin.off("end", onEnd);
+  stdin.off("close", onEnd);
+}
+
+export interface HttpServeOptions {
+  /** 0 picks a free port. */
+  port: number;
+}
+
+export interface HttpServeHandle {
+  port: number;
+  /** `http://127.0.0.1:<port>/mcp` */
+  url: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const MCP_HTTP_PATH = "/mcp";
+
+function sendJsonError(res: http.ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
+
+function readBody(req: http.IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error("request body too large"));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      } catch {
+        reject(new SyntaxError("invalid JSON"));
+      }
+    });
+    req.on("error", reject);
+  });
+}
+
+/**
+ * Streamable HTTP on 127.0.0.1 only, one MCP session (and toolgate session) per `mcp-session-id`.
+ * Host and Origin must name the loopback address, so a web page cannot reach the server by DNS rebinding.
+ */
+export async function serveHttp(factory: ToolgateMcpServerFactory, options: HttpServeOptions): Promise<HttpServeHandle> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let port = options.port;
+
+  const allowedHost = (host: string | undefined) => host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+  const allowedOrigin = (origin: string | undefined) => origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!allowedHost(req.headers.host) || !allowedOrigin(req.headers.origin)) {
+      sendJsonError(res, 403, -32000, "Forbidden: toolgate's MCP server only accepts requests addressed to the loopback interface");
+      return;
+    }
+    if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== MCP_HTTP_PATH) {
+      sendJsonError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
+      return;
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    const existing = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    if (req.method !== "POST") {
+      if (!existing) return sendJsonError(res, 404, -32001, "Session not found");
+      await existing.handleRequest(req, res);
+      return;
+    }
+    let body: unknown;
+    try {
+      body = await readBody(req);
+    } catch (err) {
+      return sendJsonError(res, err instanceof SyntaxError ? 400 : 413, -32700, (err as Error).message);
+    }
+    if (existing) {
+      await existing.handleRequest(req, res, body);
+      return;
+    }
+    if (sessionId !== undefined) return sendJsonError(res, 404, -32001, "Session not found");
+    if (!isInitializeRequest(body)) return sendJsonError(res, 400, -32000, "Bad Request: the first request of a session must be initialize");
+
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, transport);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    const server = factory.createServer();
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const httpServer = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJsonError(res, 500, -32603, `Internal error: ${err instanceof Error ? err.message : String(err)}`);
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(options.port, "127.0.0.1", () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+  port = (httpServer.address() as AddressInfo).port;
+
+  return {
+    port,
+    url: `http://127.0.0.1:${port}${MCP_HTTP_PATH}`,
+    async close() {
+      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      sessions.clear();
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}

@@ -136,10 +136,26 @@ describe("pattern roots", () => {
     expect(checkWritePermissionForPath(path.join(outside, "c.lock"), ctx).behavior).toBe("passthrough");
   });
 
+  it("deny ignores letter case, allow does not", () => {
+    const ctx = permissionContext(cwd, [rule("deny", "Read(.env)"), rule("allow", `Edit(/${outside}/src/**)`)]);
+    expect(checkReadPermissionForPath(path.join(cwd, "A/.ENV"), ctx).behavior).toBe("deny");
+    expect(checkWritePermissionForPath(path.join(outside, "src/a.ts"), ctx).behavior).toBe("allow");
+    expect(checkWritePermissionForPath(path.join(outside, "SRC/a.ts"), ctx).behavior).toBe("passthrough");
+  });
+
+  it("treats a leading ! or # as part of a file name, not gitignore syntax", () => {
+    const ctx = permissionContext(cwd, [rule("deny", "Read(!important)"), rule("deny", "Read(#notes)"), rule("deny", "Read(x.pem)")]);
+    expect(checkReadPermissionForPath(path.join(cwd, "!important"), ctx).behavior).toBe("deny");
+    expect(checkReadPermissionForPath(path.join(cwd, "#notes"), ctx).behavior).toBe("deny");
+    expect(checkReadPermissionForPath(path.join(cwd, "x.pem"), ctx).behavior).toBe("deny");
+    expect(checkReadPermissionForPath(path.join(cwd, "important"), ctx).behavior).toBe("allow");
+  });
+
   it("uses gitignore semantics: directory patterns, ** and negation-free globs", () => {
     const ctx = permissionContext(cwd, [rule("deny", "Read(node_modules/)"), rule("deny", "Read(src/**/*.gen.ts)")]);
     expect(checkReadPermissionForPath(path.join(cwd, "node_modules/x/index.js"), ctx).behavior).toBe("deny");
     expect(checkReadPermissionForPath(path.join(cwd, "pkg/node_modules/y.js"), ctx).behavior).toBe("deny");
+    expect(checkReadPermissionForPath(path.join(cwd, "node_modules"), ctx).behavior).toBe("deny");
     expect(checkReadPermissionForPath(path.join(cwd, "src/a/b/c.gen.ts"), ctx).behavior).toBe("deny");
     expect(checkReadPermissionForPath(path.join(cwd, "src/c.ts"), ctx).behavior).toBe("allow");
   });

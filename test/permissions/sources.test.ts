@@ -101,6 +101,23 @@ describe("rule sources from real settings files", () => {
     expect((await decide(context, "Edit", { file_path: path.join(cwd, "src/dist/a.js") })).behavior).toBe("allow");
   });
 
+  it("the four pattern roots from a real --settings file outside the project", async () => {
+    const abs = path.join(base, "vault");
+    const flagDir = path.join(base, "ci");
+    write(path.join(flagDir, "s.json"), {
+      permissions: { deny: [`Read(/${abs}/**)`, "Read(~/.aws/**)", "Read(/fixtures/**)", "Read(./top.txt)", "Read(*.key)"] },
+    });
+    const { context } = session({ settingsFile: path.join(flagDir, "s.json"), mode: "bypassPermissions" });
+    const read = async (p: string) => (await decide(context, "Read", { file_path: p })).behavior;
+    expect(await read(path.join(abs, "a"))).toBe("deny");
+    expect(await read(path.join(base, "home/.aws/credentials"))).toBe("deny");
+    expect(await read(path.join(flagDir, "fixtures/x.json"))).toBe("deny");
+    expect(await read(path.join(cwd, "fixtures/x.json"))).toBe("allow");
+    expect(await read(path.join(cwd, "top.txt"))).toBe("deny");
+    expect(await read(path.join(cwd, "sub/top.txt"))).toBe("allow");
+    expect(await read(path.join(cwd, "deep/er/id.key"))).toBe("deny");
+  });
+
   it("a malformed file is ignored entirely: its allow rules never apply", async () => {
     write(files().local, '{"permissions": {"allow": ["Deploy"], "deny": ["Read"]');
     write(files().project, { permissions: { ask: ["Lint"], allow: ["Deploy", "Bash(npm"] } });

@@ -11,6 +11,7 @@ import {
   exclusionGlobArgs,
   isFatalRipgrepError,
   runRipgrep,
+  VCS_DIRECTORIES,
   type RipgrepStopReason,
 } from "../shared/ripgrep.js";
 import { sortNewestFirst } from "./newestFirst.js";
@@ -48,6 +49,19 @@ export function splitGlobPattern(pattern: string, baseDir: string, home = os.hom
   return { root: path.resolve(root), pattern: relative === "" ? "**" : relative };
 }
 
+/**
+ * A pattern whose literal prefix walks into a VCS folder (`.git/**`) finds nothing, as it would without
+ * the prefix moved into the root. A `path` that is itself inside one is an explicit request and is searched.
+ */
+function literalPrefixEntersVcs(pattern: string): boolean {
+  const segments = pattern.split("/");
+  for (const segment of segments.slice(0, -1)) {
+    if (isGlobSegment(segment)) return false;
+    if ((VCS_DIRECTORIES as readonly string[]).includes(segment)) return true;
+  }
+  return false;
+}
+
 export interface GlobSearchOptions {
   pattern: string;
   /** Absolute directory the pattern is relative to (the `path` parameter, or the session cwd). */
@@ -81,6 +95,7 @@ export interface GlobSearchResult {
  */
 export async function globSearch(options: GlobSearchOptions): Promise<GlobSearchResult> {
   const { root, pattern } = splitGlobPattern(options.pattern, options.baseDir);
+  if (literalPrefixEntersVcs(options.pattern)) return { files: [] };
   if (!fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) return { files: [] };
   const denyGlobs = readDenyGlobsForRoot(options.permissionContext, root);
   if (denyGlobs.includes("**")) return { files: [] };

@@ -7,8 +7,14 @@ import { describeDecisionReason, describeSuggestion, howToAllow, subcommandLines
 import { getWorkingDirectories } from "./paths.js";
 import { ruleToString } from "./rules.js";
 
-/** A bare string is a command (`toolgate permissions explain Bash 'npm test'`) unless it is a JSON object. */
-function normalizeExplainInput(input: unknown): unknown {
+/** Keys a bare string is tried as, in order: Bash's command first, then the usual single-path inputs. */
+const BARE_STRING_KEYS = ["command", "file_path", "notebook_path", "path", "url", "pattern", "query"];
+
+/**
+ * A bare string (`toolgate permissions explain Bash 'npm test'`) is the command, or for other tools
+ * the first of BARE_STRING_KEYS their schema accepts; a string holding a JSON object is that object.
+ */
+function normalizeExplainInput(tool: AnyTool, input: unknown): unknown {
   if (typeof input !== "string") return input;
   const trimmed = input.trim();
   if (trimmed.startsWith("{")) {
@@ -17,6 +23,10 @@ function normalizeExplainInput(input: unknown): unknown {
     } catch {
       // not JSON after all: a command that starts with a brace
     }
+  }
+  for (const key of BARE_STRING_KEYS) {
+    const candidate = { [key]: input };
+    if (parseToolInput(tool.inputSchema, candidate).success) return candidate;
   }
   return { command: input };
 }
@@ -46,7 +56,7 @@ export async function explainPermission(
   options: { hookDecision?: HookPermissionDecision } = {},
 ): Promise<PermissionExplanation> {
   const ctx = context.getAppState().toolPermissionContext;
-  const raw = normalizeExplainInput(input);
+  const raw = normalizeExplainInput(tool, input);
   const parsed = parseToolInput(tool.inputSchema, raw);
   const lines = [`tool: ${tool.name}`, `input: ${JSON.stringify(raw)}`];
   let decision: PermissionDecision;

@@ -87,6 +87,9 @@ describe("explainPermission", () => {
     expect(denied.text).toContain("rule: Read(*.txt) (deny)");
     expect(denied.text).toContain("source: project settings — /p/s.json");
     expect(denied.text).toContain("matched: a.txt");
+    const bare = await explainPermission(read, path.join(cwd, "a.txt"), context);
+    expect(bare.decision.behavior).toBe("deny");
+    expect(bare.text).toContain(`input: {"file_path":"${path.join(cwd, "a.txt")}"}`);
     const invalid = await explainPermission(read, { path: "x" }, context);
     expect(invalid.decision.behavior).toBe("deny");
     expect(invalid.text).toContain("file_path");

@@ -174,7 +174,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
           setTools(await listAllTools(c));
         })(),
         connectTimeoutMs,
-        `no answer within ${connectTimeoutMs} ms`,
+        `no answer within ${connectTimeoutMs} ms (setting mcp.connectTimeoutMs)`,
       );
       if (client === c && !shutDown) status = "connected";
     } catch (err) {

@@ -63,18 +63,42 @@ function parsesTo(text: string, value: unknown): boolean {
   }
 }
 
+/** The string leaves of a value, or undefined when it has any other kind of leaf (numbers are ambiguous in text). */
+function stringLeaves(value: unknown, out: string[] = []): string[] | undefined {
+  if (typeof value === "string") {
+    out.push(value);
+    return out;
+  }
+  if (value === null || typeof value !== "object") return undefined;
+  for (const item of Object.values(value)) if (!stringLeaves(item, out)) return undefined;
+  return out;
+}
+
+/** The text blocks already carry the structured value: each of its strings appears in them verbatim. */
+function textCarries(structured: unknown, texts: readonly string[]): boolean {
+  const leaves = stringLeaves(structured);
+  if (!leaves || leaves.length === 0 || texts.length === 0) return false;
+  const joined = texts.join("\n");
+  return leaves.every((leaf) => leaf.length > 0 && joined.includes(leaf));
+}
+
 /**
- * MCP result → content blocks. `structuredContent` comes first as JSON text; a text block that merely
- * repeats it (servers send one for older clients, as the spec recommends) is dropped.
+ * MCP result → content blocks, with `structuredContent` as JSON text unless the text content already
+ * holds it. Servers send both for older clients: either a text block that is the JSON itself (dropped,
+ * the JSON comes first instead) or plain text whose strings the structure merely wraps (the JSON is
+ * not repeated, as server-filesystem's `{content: "<file text>"}`).
  */
 export function mapMcpCallResult(result: CallToolResult): McpToolOutput {
-  const blocks: ToolResultContentBlock[] = [];
-  const structured = result.structuredContent;
   const content = Array.isArray(result.content) ? result.content : [];
-  if (structured !== undefined) blocks.push({ type: "text", text: JSON.stringify(structured) });
-  for (const block of content) {
-    if (structured !== undefined && block.type === "text" && parsesTo(block.text, structured)) continue;
-    blocks.push(mapContentBlock(block));
+  const structured = result.structuredContent;
+  const blocks: ToolResultContentBlock[] = [];
+  if (structured === undefined) {
+    blocks.push(...content.map(mapContentBlock));
+  } else {
+    const unrepeated = content.filter((b) => !(b.type === "text" && parsesTo(b.text, structured)));
+    const texts = unrepeated.flatMap((b) => (b.type === "text" ? [b.text] : []));
+    if (!textCarries(structured, texts)) blocks.push({ type: "text", text: JSON.stringify(structured) });
+    blocks.push(...unrepeated.map(mapContentBlock));
   }
   return { content: blocks, isError: result.isError === true };
 }

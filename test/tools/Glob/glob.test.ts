@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { GlobTool, formatGlobResult, type GlobOutput } from "../../../src/tools/Glob/index.js";
 import { splitGlobPattern } from "../../../src/tools/Glob/glob.js";
 import { partitionToolCalls } from "../../../src/core/runTools.js";
+import type { ToolUseContext } from "../../../src/core/Tool.js";
 import { rejectAll } from "../../helpers.js";
 import { run, searchSession, setAge, tempDir, writeTree } from "./searchHelpers.js";
 
@@ -203,10 +204,12 @@ describe("Glob tool", () => {
     expect(batches).toHaveLength(1);
     const ctx = searchSession({ cwd: tempDir() });
     const clone = { pattern: "*", path: "sub" };
-    GlobTool.backfillObservableInput?.(clone, ctx);
+    // the core passes no context yet; the tool accepts one so a caller that has it gets an absolute path
+    const backfill = GlobTool.backfillObservableInput as (input: object, context?: ToolUseContext) => void;
+    backfill(clone, ctx);
     expect(clone.path).toBe(path.join(ctx.getCwd(), "sub"));
     const noContext = { pattern: "*", path: "~/x" };
-    GlobTool.backfillObservableInput?.(noContext);
+    backfill(noContext);
     expect(path.isAbsolute(noContext.path)).toBe(true);
   });
 

@@ -101,14 +101,27 @@ export function bodyLines(text: string): string[] {
   return (cut < 0 ? text : text.slice(0, cut)).split("\n");
 }
 
-/** Whether some process has the FIFO open for reading (a non-blocking open for writing fails with ENXIO if not). */
-export function fifoHasReader(fifo: string): boolean {
-  try {
-    const fd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-    fs.closeSync(fd);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENXIO") return false;
-    throw err;
+/** Pids of rg processes whose working directory is `dir` (Linux /proc), to prove a search was killed. */
+export function ripgrepProcessesIn(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const exe = fs.readlinkSync(`/proc/${entry}/exe`);
+      if (path.basename(exe) === "rg" && fs.readlinkSync(`/proc/${entry}/cwd`) === dir) pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked, or is not ours to inspect
+    }
+  }
+  return pids;
+}
+
+/** Wait until no rg runs in `dir`, up to `ms`; returns the pids still running then. */
+export async function waitForRipgrepExit(dir: string, ms = 5_000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const pids = ripgrepProcessesIn(dir);
+    if (pids.length === 0 || Date.now() > deadline) return pids;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

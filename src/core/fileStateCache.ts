@@ -3,7 +3,10 @@ import path from "node:path";
 
 /** What the session knows about a file it has read or written. */
 export interface FileState {
-  /** sha256 of the file's raw bytes when it was read (or written) in full. */
+  /**
+   * sha256 of the file's raw bytes (the whole file, also for windowed reads). Empty when the file was too
+   * large to hash while reading (over 1 GiB); staleness then falls back to mtime and size alone.
+   */
   contentHash: string;
   /** Decoded content, kept only for small files; large files are tracked by hash alone. */
   content?: string;
@@ -14,6 +17,11 @@ export interface FileState {
   limit?: number;
   /** True when the model saw only an automatic partial view, which does not count as a read for editing. */
   isPartialView?: boolean;
+  /**
+   * True when the model has seen every line: a Read whose window covered the whole file, or the file as a
+   * tool itself wrote it. Overwriting an existing file with Write requires it; Edit does not.
+   */
+  coversWholeFile?: boolean;
   /** When the entry was recorded (ms since epoch). */
   timestamp: number;
 }

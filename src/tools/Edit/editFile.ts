@@ -1,0 +1,332 @@
+/**
+ * Everything Edit and MultiEdit check and compute before writing, as one synchronous function, so the
+ * same code validates the input and, in the critical section, re-reads the file and builds the new bytes.
+ * Checks run in SPEC order; every refusal tells the model what to do next.
+ */
+import fs from "node:fs";
+import type { ToolUseContext } from "../../core/Tool.js";
+import type { FileState } from "../../core/fileStateCache.js";
+import { readOnlyReason } from "../shared/commit.js";
+import {
+  bomLength,
+  decodeText,
+  describeEncoding,
+  encodeText,
+  isUtf8Family,
+  sniffEncoding,
+  UnrepresentableTextError,
+  type TextEncoding,
+} from "../shared/encoding.js";
+import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath } from "../shared/fileKind.js";
+import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
+import { normalizeToLf } from "../shared/lineEndings.js";
+import type { ChangedRange } from "../shared/patch.js";
+import { stringSource, utf8BytesSource, type TextSource } from "../shared/textSource.js";
+import { editDenial, missingFileMessage, resolveToolPath } from "../shared/toolPaths.js";
+import { applyEditsToText, applyEditsToUtf8Bytes, type AppliedEdit, type EditSpec } from "./applyEdits.js";
+
+/** SPEC: files above 1 GiB are refused. */
+export const MAX_EDIT_FILE_BYTES = 1024 ** 3;
+/** UTF-8 files from this size are edited as bytes (exact matching only), never decoded as a whole. */
+export const BYTE_MODE_MIN_BYTES = 256 * 1024 ** 2;
+
+export type EditErrorCode =
+  | "identical"
+  | "denied"
+  | "too_large"
+  | "missing"
+  | "exists"
+  | "notebook"
+  | "not_read"
+  | "stale"
+  | "no_match"
+  | "ambiguous"
+  | "not_a_file"
+  | "binary"
+  | "undecodable"
+  | "read_only"
+  | "unrepresentable"
+  | "empty_old_string";
+
+/** Numeric codes for ValidationResult.errorCode (telemetry), in SPEC order first. */
+const ERROR_NUMBERS: Record<EditErrorCode, number> = {
+  identical: 1,
+  denied: 2,
+  too_large: 3,
+  missing: 4,
+  exists: 5,
+  notebook: 6,
+  not_read: 7,
+  stale: 8,
+  no_match: 9,
+  ambiguous: 10,
+  not_a_file: 11,
+  binary: 12,
+  undecodable: 13,
+  read_only: 14,
+  unrepresentable: 15,
+  empty_old_string: 16,
+};
+
+export interface EditFileRequest {
+  toolName: "Edit" | "MultiEdit";
+  filePath: string;
+  edits: readonly EditSpec[];
+}
+
+export interface EditFileOptions {
+  /** Override BYTE_MODE_MIN_BYTES (tests). */
+  byteModeMinBytes?: number;
+}
+
+export interface PreparedEdit {
+  absPath: string;
+  /** The file did not exist and will be created (with its parent directories). */
+  creates: boolean;
+  encoding: TextEncoding;
+  /** The bytes read, to check in the critical section that nothing moved since validation. */
+  raw?: Buffer;
+  state?: FileState;
+  newBytes: Buffer;
+  /** Decoded new content; absent for byte-mode edits of large files. */
+  newText?: string;
+  /** Decoded original content; absent for new files and byte-mode edits. */
+  originalText?: string;
+  applied: AppliedEdit[];
+  oldSource: TextSource;
+  newSource: TextSource;
+  ranges: ChangedRange[];
+}
+
+export type PrepareResult = { ok: true; edit: PreparedEdit } | { ok: false; code: EditErrorCode; errorCode: number; message: string };
+
+function fail(code: EditErrorCode, message: string): PrepareResult {
+  return { ok: false, code, errorCode: ERROR_NUMBERS[code], message };
+}
+
+function statOrUndefined(absPath: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(absPath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw err;
+  }
+}
+
+function readWhole(absPath: string): { raw: Buffer; stat: fs.Stats } {
+  const fd = fs.openSync(absPath, "r");
+  try {
+    const stat = fs.fstatSync(fd);
+    return { raw: fs.readFileSync(fd), stat };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function edited(edit: Omit<PreparedEdit, "oldSource" | "newSource"> & { oldLf: string; newLf: string }): PrepareResult {
+  const { oldLf, newLf, ...rest } = edit;
+  return { ok: true, edit: { ...rest, oldSource: stringSource(oldLf), newSource: stringSource(newLf) } };
+}
+
+export function prepareFileEdit(request: EditFileRequest, context: ToolUseContext, options: EditFileOptions = {}): PrepareResult {
+  const { edits } = request;
+  const multi = request.toolName === "MultiEdit";
+  const which = (i: number) => (multi ? `Edit ${i + 1} of ${edits.length} failed: ` : "");
+  const untouched = multi ? " No edit was applied; the file is unchanged. Fix that edit and send all the edits again." : "";
+
+  // 1. old_string == new_string
+  for (const [i, edit] of edits.entries()) {
+    if (edit.old_string === edit.new_string) {
+      return fail(
+        "identical",
+        `${which(i)}old_string and new_string are identical, so this edit would change nothing. Put the text you want in new_string, or leave the file alone if it is already right.${untouched}`,
+      );
+    }
+    if (i > 0 && edit.old_string === "") {
+      return fail(
+        "empty_old_string",
+        `${which(i)}old_string is empty. Only the first edit may have an empty old_string (it creates the file); every later edit must name the text it replaces.${untouched}`,
+      );
+    }
+  }
+
+  // 2. an Edit deny rule
+  const absPath = resolveToolPath(request.filePath, context);
+  const denied = editDenial(absPath, context);
+  if (denied) return fail("denied", `${denied} Do not try to change this file another way.`);
+  const blocked = blockedDevicePath(absPath);
+  if (blocked) return fail("not_a_file", `${blocked}; ${request.toolName} only changes regular files.`);
+
+  // 3. size
+  const stat = statOrUndefined(absPath);
+  if (stat && !stat.isFile()) {
+    const kind = describeSpecialFile(stat);
+    return fail("not_a_file", `${absPath} is ${kind}, not a regular file.${stat.isDirectory() ? " Give the path of a file inside it." : ""}`);
+  }
+  if (stat && stat.size > MAX_EDIT_FILE_BYTES) {
+    return fail(
+      "too_large",
+      `${absPath} is ${formatBytes(stat.size)}; ${request.toolName} edits files up to 1 GiB. For a file this large, use a streaming tool through Bash (for example sed -i or a short script).`,
+    );
+  }
+
+  // 4. missing
+  const creating = edits[0].old_string === "";
+  if (!stat && !creating) {
+    return fail("missing", missingFileMessage(absPath, context, "To create a new file, use Write (or Edit with an empty old_string)."));
+  }
+
+  // 5. empty old_string: create the file
+  if (creating) {
+    let encoding: TextEncoding = "utf8";
+    let raw: Buffer | undefined;
+    if (stat) {
+      raw = readWhole(absPath).raw;
+      const sniff = sniffEncoding(raw, true);
+      if (sniff.kind !== "text" || decodeText(raw, sniff.encoding).trim() !== "") {
+        return fail(
+          "exists",
+          `${absPath} already exists and is not empty, so an empty old_string (which means "create this file") was refused. To change part of it, Read it and put the text to replace in old_string; to replace all of it, Read it and use Write.`,
+        );
+      }
+      encoding = sniff.encoding;
+    }
+    const initial = edits[0].new_string;
+    const rest = edits.slice(1);
+    const result = applyEditsToText(initial, rest, absPath);
+    if (!result.ok) return fail(result.code, `${which(result.index + 1)}${result.message}${untouched}`);
+    let newBytes: Buffer;
+    try {
+      newBytes = encodeText(result.text, encoding);
+    } catch (err) {
+      if (err instanceof UnrepresentableTextError) return fail("unrepresentable", err.message);
+      throw err;
+    }
+    const originalText = raw ? decodeText(raw, encoding) : undefined;
+    const oldLf = normalizeToLf(originalText ?? "");
+    return edited({
+      absPath,
+      creates: !stat,
+      encoding,
+      raw,
+      newBytes,
+      newText: result.text,
+      originalText,
+      applied: [{ strategy: "create", occurrences: 1 }, ...result.applied],
+      oldLf,
+      newLf: result.newLf,
+      ranges: [{ oldStart: 0, oldEnd: oldLf.length, newStart: 0, newEnd: result.newLf.length }],
+    });
+  }
+
+  // 6. notebooks
+  if (isNotebookPath(absPath)) {
+    return fail("notebook", `${absPath} is a Jupyter notebook. Edit its cells with NotebookEdit (Read the notebook to see the cell ids).`);
+  }
+
+  // 7. read before edit
+  const state = lookupFileState(context, absPath);
+  if (!state || state.isPartialView) {
+    const why = state ? "only an automatic partial view of it was shown, which does not count as reading it" : "it has not been read in this session";
+    return fail(
+      "not_read",
+      `${absPath} must be read before it is edited, and ${why}. Call Read on it (a window with offset and limit is enough), then retry this edit with old_string copied from what Read shows.`,
+    );
+  }
+
+  // 8. changed since read
+  const { raw, stat: current } = readWhole(absPath);
+  if (checkStaleness(state, current, () => raw).stale) return fail("stale", staleFileMessage(absPath, state, current, "the edit"));
+
+  const readOnly = readOnlyReason(absPath, current);
+  if (readOnly) return fail("read_only", `${absPath} cannot be edited: ${readOnly}.`);
+
+  const sniff = sniffEncoding(raw, true);
+  if (sniff.kind === "binary") return fail("binary", `${absPath} is a binary file (${sniff.reason}); ${request.toolName} only edits text files.`);
+  if (sniff.kind === "undecodable") {
+    return fail(
+      "undecodable",
+      `${absPath} cannot be edited safely: ${sniff.reason}. Rewriting it could corrupt the bytes that do not decode. Convert it to UTF-8 first (e.g. iconv -f <encoding> -t utf-8 via Bash) if that is acceptable.`,
+    );
+  }
+  const encoding = sniff.encoding;
+
+  // 9-10. match and replace (large UTF-8 files as bytes)
+  if (isUtf8Family(encoding) && raw.length >= (options.byteModeMinBytes ?? BYTE_MODE_MIN_BYTES)) {
+    const bom = bomLength(encoding);
+    const sizeNote = `${absPath} is ${formatBytes(raw.length)}.`;
+    const result = applyEditsToUtf8Bytes(raw, bom, edits, absPath, sizeNote);
+    if (!result.ok) return fail(result.code, `${which(result.index)}${result.message}${untouched}`);
+    return {
+      ok: true,
+      edit: {
+        absPath,
+        creates: false,
+        encoding,
+        raw,
+        state,
+        newBytes: result.bytes,
+        applied: result.applied,
+        oldSource: utf8BytesSource(raw, bom),
+        newSource: utf8BytesSource(result.bytes, bom),
+        ranges: result.ranges,
+      },
+    };
+  }
+
+  let originalText: string;
+  try {
+    originalText = decodeText(raw, encoding);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ERR_STRING_TOO_LONG") throw err;
+    return fail("too_large", `${absPath} (${formatBytes(raw.length)}, ${describeEncoding(encoding)}) is too large to decode in memory. Use a streaming tool through Bash instead.`);
+  }
+  const result = applyEditsToText(originalText, edits, absPath);
+  if (!result.ok) return fail(result.code, `${which(result.index)}${result.message}${untouched}`);
+  let newBytes: Buffer;
+  try {
+    newBytes = encodeText(result.text, encoding);
+  } catch (err) {
+    if (err instanceof UnrepresentableTextError) return fail("unrepresentable", err.message);
+    throw err;
+  }
+  return edited({
+    absPath,
+    creates: false,
+    encoding,
+    raw,
+    state,
+    newBytes,
+    newText: result.text,
+    originalText,
+    applied: result.applied,
+    oldLf: result.oldLf,
+    newLf: result.newLf,
+    ranges: result.ranges,
+  });
+}
+
+/**
+ * The critical section's re-read: when validation already prepared this exact input, and the file's bytes
+ * and its readFileState entry are still the ones validation saw, its result stands; otherwise everything is
+ * checked and computed again from the fresh bytes.
+ */
+export function reprepareFileEdit(
+  request: EditFileRequest,
+  context: ToolUseContext,
+  validated: PreparedEdit | undefined,
+  options: EditFileOptions = {},
+): PrepareResult {
+  if (validated?.raw && validated.state && !validated.creates) {
+    const absPath = resolveToolPath(request.filePath, context);
+    if (absPath === validated.absPath && lookupFileState(context, absPath) === validated.state) {
+      const stat = statOrUndefined(absPath);
+      if (stat?.isFile() && stat.size === validated.raw.length) {
+        const { raw } = readWhole(absPath);
+        if (raw.equals(validated.raw) && editDenial(absPath, context) === undefined) return { ok: true, edit: validated };
+      }
+    }
+  }
+  return prepareFileEdit(request, context, options);
+}

@@ -1,0 +1,128 @@
+import { z } from "zod";
+import { buildTool } from "../../core/buildTool.js";
+import type { ToolUseContext } from "../../core/Tool.js";
+import type { ToolResultBlockParam } from "../../core/messages.js";
+import { commitFileWrite } from "../shared/commit.js";
+import { FileToolError } from "../shared/errors.js";
+import { buildStructuredPatch, type StructuredPatchHunk } from "../shared/patch.js";
+import { snippetAround, type Snippet } from "../shared/snippet.js";
+import { observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
+import type { MatchStrategy } from "./match.js";
+import { prepareFileEdit, reprepareFileEdit, type EditFileRequest, type PreparedEdit } from "./editFile.js";
+import { EDIT_DESCRIPTION, EDIT_PROMPT } from "./prompt.js";
+
+export const EDIT_TOOL_NAME = "Edit";
+/** originalFile is left out (null) above this many characters; structuredPatch always describes the change. */
+export const ORIGINAL_FILE_MAX_CHARS = 1024 * 1024;
+
+const inputSchema = z.strictObject({
+  file_path: z.string().describe("The file to change: absolute, or relative to the working directory"),
+  old_string: z.string().describe("The exact text to replace (empty: create the file with new_string)"),
+  new_string: z.string().describe("The replacement text (must differ from old_string)"),
+  replace_all: z.boolean().default(false).describe("Replace every occurrence of old_string instead of exactly one"),
+});
+
+export type EditInput = z.infer<typeof inputSchema>;
+
+export interface EditOutput {
+  /** The path as the model wrote it. */
+  filePath: string;
+  oldString: string;
+  newString: string;
+  /** The file before the edit (decoded); null for new files and files over ORIGINAL_FILE_MAX_CHARS. */
+  originalFile: string | null;
+  structuredPatch: StructuredPatchHunk[];
+  replaceAll: boolean;
+  strategy: MatchStrategy | "create";
+  occurrences: number;
+  /** For indentation_shift: how the file's indentation differed from old_string's. */
+  shift?: string;
+  /** The edited region of the new file, numbered like Read. */
+  snippet: Snippet;
+}
+
+/** What validateInput prepared for this exact input object, reused by call() if nothing moved in between. */
+const validated = new WeakMap<object, PreparedEdit>();
+
+export function editOutcomeNote(strategy: MatchStrategy | "create", shift?: string): string {
+  switch (strategy) {
+    case "quote_normalized":
+      return " (old_string matched once curly and straight quotes, Unicode dashes and spaces were treated as equal; the file's own characters were replaced and the new text follows the file's quote style)";
+    case "trailing_whitespace":
+      return " (old_string matched once whitespace at line ends was ignored)";
+    case "indentation_shift":
+      return ` (old_string matched with the file indented ${shift ?? "differently"}; new_string was re-indented the same way)`;
+    default:
+      return "";
+  }
+}
+
+export function formatSnippet(snippet: Snippet): string {
+  return snippet.omittedLines > 0 ? `${snippet.text}\n… (${snippet.omittedLines} more lines not shown)` : snippet.text;
+}
+
+function request(input: EditInput): EditFileRequest {
+  return { toolName: "Edit", filePath: input.file_path, edits: [input] };
+}
+
+export function editOutput(input: EditInput, edit: PreparedEdit): EditOutput {
+  const first = edit.ranges[0] ?? { newStart: 0, newEnd: 0 };
+  const applied = edit.applied[0];
+  const output: EditOutput = {
+    filePath: input.file_path,
+    oldString: input.old_string,
+    newString: input.new_string,
+    originalFile: edit.originalText !== undefined && edit.originalText.length <= ORIGINAL_FILE_MAX_CHARS ? edit.originalText : null,
+    structuredPatch: buildStructuredPatch(edit.oldSource, edit.newSource, edit.ranges),
+    replaceAll: input.replace_all,
+    strategy: applied.strategy,
+    occurrences: applied.occurrences,
+    snippet: snippetAround(edit.newSource, first.newStart, first.newEnd),
+  };
+  if (applied.shift) output.shift = applied.shift;
+  return output;
+}
+
+export const EditTool = buildTool({
+  name: EDIT_TOOL_NAME,
+  searchHint: "modify change replace text in a file",
+  maxResultSizeChars: 100_000,
+  strict: true,
+  inputSchema,
+  description: () => EDIT_DESCRIPTION,
+  prompt: () => EDIT_PROMPT,
+  userFacingName: (input) => (input?.old_string === "" ? "Create" : "Update"),
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  getPath: (input) => observablePath(input.file_path),
+  backfillObservableInput(input: EditInput, context?: ToolUseContext) {
+    input.file_path = observablePath(input.file_path, context);
+  },
+  toAutoClassifierInput: (input) => `${input.file_path}: ${input.new_string}`,
+  async checkPermissions(input, context) {
+    return writePermission(resolveToolPath(input.file_path, context), context);
+  },
+  async validateInput(input, context) {
+    const prepared = prepareFileEdit(request(input), context);
+    if (!prepared.ok) return { result: false, message: prepared.message, errorCode: prepared.errorCode };
+    validated.set(input, prepared.edit);
+    return { result: true };
+  },
+  // Synchronous from the re-read to the write: nothing else can run in between.
+  async call(input, context, _canUseTool, parentMessage) {
+    const prepared = reprepareFileEdit(request(input), context, validated.get(input));
+    validated.delete(input);
+    if (!prepared.ok) throw new FileToolError(prepared.message, `edit:${prepared.code}`);
+    const { edit } = prepared;
+    commitFileWrite({ context, parentMessage, absPath: edit.absPath, bytes: edit.newBytes, text: edit.newText, createParents: edit.creates });
+    return { data: editOutput(input, edit) };
+  },
+  mapToolResultToToolResultBlockParam(output: EditOutput, toolUseID: string): ToolResultBlockParam {
+    if (output.strategy === "create") {
+      return { type: "tool_result", tool_use_id: toolUseID, content: `Created ${output.filePath}:\n${formatSnippet(output.snippet)}` };
+    }
+    const count = output.occurrences > 1 ? ` Replaced ${output.occurrences} occurrences.` : "";
+    const text = `The file ${output.filePath} has been updated${editOutcomeNote(output.strategy, output.shift)}.${count} The edited region now reads:\n${formatSnippet(output.snippet)}`;
+    return { type: "tool_result", tool_use_id: toolUseID, content: text };
+  },
+});

@@ -1,0 +1,298 @@
+/**
+ * Where old_string is in a file, and what replaces it: a pure function of (content, old, new, replaceAll),
+ * all texts with LF line endings. Strategies, loosest last, each tried only when the previous found nothing:
+ *
+ * 1. exact               the bytes the model gave.
+ * 2. quote_normalized    curly/straight quotes, Unicode dashes and spaces compared as their ASCII forms; the
+ *                        file's own characters are replaced and new_string takes the file's quote style.
+ * 3. trailing_whitespace line by line, ignoring whitespace at line ends (and typography, as in 2).
+ * 4. indentation_shift   whole lines whose indentation differs from old_string's by one constant prefix;
+ *                        new_string is re-indented by the same shift.
+ *
+ * 3 and 4 guess, so they apply only to a single candidate (or to all of them with replace_all).
+ */
+import { normalizeTypography, preserveQuoteStyle } from "./quotes.js";
+
+export type MatchStrategy = "exact" | "quote_normalized" | "trailing_whitespace" | "indentation_shift";
+
+export const MATCH_STRATEGIES: readonly MatchStrategy[] = ["exact", "quote_normalized", "trailing_whitespace", "indentation_shift"];
+
+/** Replace content[start, end) with text. */
+export interface Replacement {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export type MatchOutcome =
+  | {
+      kind: "matched";
+      strategy: MatchStrategy;
+      /** Ascending, non-overlapping. */
+      replacements: Replacement[];
+      /** For indentation_shift: how the file's indentation differs from old_string's, e.g. "4 more spaces". */
+      shift?: string;
+    }
+  | { kind: "ambiguous"; strategy: MatchStrategy; count: number; /** 1-based lines of the first candidates. */ lines: number[] }
+  | { kind: "not_found" };
+
+const MAX_REPORTED_LINES = 10;
+
+/** Line number (1-based) of each index, for ascending indices, in one pass. */
+export function lineNumbersOf(content: string, indices: readonly number[]): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let pos = 0;
+  for (const index of indices) {
+    for (let nl = content.indexOf("\n", pos); nl !== -1 && nl < index; nl = content.indexOf("\n", nl + 1)) {
+      line++;
+      pos = nl + 1;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+function findAll(haystack: string, needle: string): number[] {
+  const positions: number[] = [];
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) positions.push(i);
+  return positions;
+}
+
+/** Greedy left-to-right: drop candidates overlapping an earlier one. */
+function nonOverlapping(candidates: Replacement[]): Replacement[] {
+  const kept: Replacement[] = [];
+  for (const c of candidates) if (!kept.length || c.start >= kept[kept.length - 1].end) kept.push(c);
+  return kept;
+}
+
+/**
+ * Deleting whole lines (new_string empty, the match starting at a line start) also deletes the line break
+ * after them — or, for the last line of a file without a final newline, the one before — so no blank line is
+ * left behind. A deletion inside a line leaves the line break alone.
+ */
+function absorbLineBreak(content: string, r: Replacement, oldString: string): Replacement {
+  if (r.text !== "" || oldString.endsWith("\n")) return r;
+  const atLineStart = r.start === 0 || content[r.start - 1] === "\n";
+  if (!atLineStart) return r;
+  if (content[r.end] === "\n") return { ...r, end: r.end + 1 };
+  if (r.end === content.length && r.start > 0) return { ...r, start: r.start - 1 };
+  return r;
+}
+
+function decide(
+  content: string,
+  strategy: MatchStrategy,
+  candidates: Replacement[],
+  oldString: string,
+  replaceAll: boolean,
+  shift?: string,
+): MatchOutcome | undefined {
+  const found = nonOverlapping(candidates);
+  if (found.length === 0) return undefined;
+  if (found.length > 1 && !replaceAll) {
+    return {
+      kind: "ambiguous",
+      strategy,
+      count: found.length,
+      lines: lineNumbersOf(content, found.slice(0, MAX_REPORTED_LINES).map((c) => c.start)),
+    };
+  }
+  const replacements = found.map((r) => absorbLineBreak(content, r, oldString));
+  return shift === undefined ? { kind: "matched", strategy, replacements } : { kind: "matched", strategy, replacements, shift };
+}
+
+interface Lines {
+  text: string[];
+  starts: number[];
+}
+
+function splitLines(content: string): Lines {
+  const text = content.split("\n");
+  const starts = new Array<number>(text.length);
+  let pos = 0;
+  for (let i = 0; i < text.length; i++) {
+    starts[i] = pos;
+    pos += text[i].length + 1;
+  }
+  return { text, starts };
+}
+
+/** old_string as lines; a final "\n" means the match must include the line break after its last line. */
+function oldLinesOf(oldString: string): { lines: string[]; endsWithNewline: boolean } {
+  const lines = oldString.split("\n");
+  const endsWithNewline = oldString.endsWith("\n");
+  if (endsWithNewline) lines.pop();
+  return { lines, endsWithNewline };
+}
+
+function leadingWhitespace(line: string): string {
+  return line.slice(0, line.length - line.trimStart().length);
+}
+
+const isBlank = (line: string) => line.trim() === "";
+
+/**
+ * The replacement text for a loose match. Lines of new_string identical to a line of old_string become the
+ * file's own version of that line, so a loose match does not strip trailing whitespace or typography from
+ * lines the model did not mean to change; the other lines go through `transform` (quote style, re-indent).
+ */
+function rebuildNewText(rawOldLines: string[], actual: string, newString: string, transform: (line: string) => string): string {
+  if (newString === "") return "";
+  const actualLines = oldLinesOf(actual).lines;
+  const endsWithNewline = newString.endsWith("\n");
+  const newLines = (endsWithNewline ? newString.slice(0, -1) : newString).split("\n");
+  const sameCount = newLines.length === rawOldLines.length;
+  const body = newLines
+    .map((line, j) => {
+      const k = sameCount && line === rawOldLines[j] ? j : rawOldLines.indexOf(line);
+      return k !== -1 && k < actualLines.length ? actualLines[k] : transform(line);
+    })
+    .join("\n");
+  return endsWithNewline ? `${body}\n` : body;
+}
+
+function matchTrailingWhitespace(content: string, lines: Lines, nOld: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome | undefined {
+  const { lines: oldLines, endsWithNewline } = oldLinesOf(nOld);
+  const { lines: rawOldLines } = oldLinesOf(oldString);
+  const n = oldLines.length;
+  const trimmed = oldLines.map((l) => l.trimEnd());
+  const candidates: Replacement[] = [];
+  const single = n === 1 && !endsWithNewline;
+  if (single && trimmed[0] === oldLines[0]) return undefined; // nothing to ignore: the exact search already failed
+  for (let i = 0; i + n <= lines.text.length; i++) {
+    const first = lines.text[i].trimEnd();
+    if (!first.endsWith(trimmed[0])) continue;
+    const start = lines.starts[i] + first.length - trimmed[0].length;
+    let end: number | undefined;
+    if (single) {
+      end = lines.starts[i] + lines.text[i].length;
+    } else {
+      let ok = true;
+      const lastFull = endsWithNewline ? n - 1 : n - 2;
+      for (let k = 1; k <= lastFull && ok; k++) ok = lines.text[i + k].trimEnd() === trimmed[k];
+      if (!ok) continue;
+      if (endsWithNewline) {
+        const last = i + n - 1;
+        if (last + 1 >= lines.text.length) continue; // no line break after the last line
+        end = lines.starts[last] + lines.text[last].length + 1;
+      } else {
+        const last = lines.text[i + n - 1];
+        const wanted = oldLines[n - 1];
+        if (last.trimEnd() === trimmed[n - 1]) end = lines.starts[i + n - 1] + last.length;
+        else if (last.startsWith(wanted)) end = lines.starts[i + n - 1] + wanted.length;
+        else continue;
+      }
+    }
+    const actual = content.slice(start, end);
+    candidates.push({ start, end, text: rebuildNewText(rawOldLines, actual, newString, (l) => preserveQuoteStyle(oldString, actual, l)) });
+  }
+  return decide(content, "trailing_whitespace", candidates, oldString, replaceAll);
+}
+
+interface Shift {
+  kind: "add" | "remove";
+  prefix: string;
+}
+
+function describeShift(shift: Shift): string {
+  const tabs = [...shift.prefix].filter((c) => c === "\t").length;
+  const spaces = shift.prefix.length - tabs;
+  const parts = [spaces ? `${spaces} space${spaces === 1 ? "" : "s"}` : "", tabs ? `${tabs} tab${tabs === 1 ? "" : "s"}` : ""].filter(Boolean);
+  return `${parts.join(" and ")} ${shift.kind === "add" ? "more" : "less"} than old_string`;
+}
+
+function shiftLine(line: string, shift: Shift): string {
+  if (isBlank(line)) return line;
+  if (shift.kind === "add") return shift.prefix + line;
+  if (line.startsWith(shift.prefix)) return line.slice(shift.prefix.length);
+  const lead = leadingWhitespace(line);
+  return line.slice(Math.min(lead.length, shift.prefix.length));
+}
+
+function matchIndentationShift(content: string, lines: Lines, nOld: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome | undefined {
+  const { lines: oldLines, endsWithNewline } = oldLinesOf(nOld);
+  const { lines: rawOldLines } = oldLinesOf(oldString);
+  const n = oldLines.length;
+  const anchor = oldLines.findIndex((l) => !isBlank(l));
+  if (anchor === -1) return undefined;
+  const anchorIndent = leadingWhitespace(oldLines[anchor]);
+  const anchorBody = oldLines[anchor].trim();
+  const candidates: Replacement[] = [];
+  const shifts: Shift[] = [];
+  for (let i = 0; i + n <= lines.text.length; i++) {
+    const fileLine = lines.text[i + anchor];
+    if (fileLine.trim() !== anchorBody) continue;
+    const fileIndent = leadingWhitespace(fileLine);
+    let shift: Shift;
+    if (fileIndent.length > anchorIndent.length && fileIndent.endsWith(anchorIndent)) {
+      shift = { kind: "add", prefix: fileIndent.slice(0, fileIndent.length - anchorIndent.length) };
+    } else if (anchorIndent.length > fileIndent.length && anchorIndent.endsWith(fileIndent)) {
+      shift = { kind: "remove", prefix: anchorIndent.slice(0, anchorIndent.length - fileIndent.length) };
+    } else {
+      continue;
+    }
+    let ok = true;
+    for (let k = 0; k < n && ok; k++) {
+      const have = lines.text[i + k];
+      const want = oldLines[k];
+      if (isBlank(want)) ok = isBlank(have);
+      else if (shift.kind === "add") ok = have.trimEnd() === (shift.prefix + want).trimEnd();
+      else ok = want.startsWith(shift.prefix) && have.trimEnd() === want.slice(shift.prefix.length).trimEnd();
+    }
+    if (!ok) continue;
+    const last = i + n - 1;
+    if (endsWithNewline && last + 1 >= lines.text.length) continue;
+    const start = lines.starts[i];
+    const end = lines.starts[last] + lines.text[last].length + (endsWithNewline ? 1 : 0);
+    const actual = content.slice(start, end);
+    const text = rebuildNewText(rawOldLines, actual, newString, (l) => shiftLine(preserveQuoteStyle(oldString, actual, l), shift));
+    candidates.push({ start, end, text });
+    shifts.push(shift);
+  }
+  const outcome = decide(content, "indentation_shift", candidates, oldString, replaceAll);
+  if (outcome?.kind !== "matched") return outcome;
+  return { ...outcome, shift: describeShift(shifts[0]) };
+}
+
+/**
+ * Find old_string in content and compute what replaces it. All three texts use LF line endings; old_string
+ * must not be empty (an empty old_string means "create the file" and is handled before matching).
+ */
+export function findReplacements(content: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome {
+  if (oldString === "") throw new RangeError("old_string must not be empty");
+
+  const exact = findAll(content, oldString).map((start) => ({ start, end: start + oldString.length, text: newString }));
+  const exactOutcome = decide(content, "exact", exact, oldString, replaceAll);
+  if (exactOutcome) return exactOutcome;
+
+  const nContent = normalizeTypography(content);
+  const nOld = normalizeTypography(oldString);
+  if (nContent !== content || nOld !== oldString) {
+    const normalized = findAll(nContent, nOld).map((start) => {
+      const end = start + oldString.length;
+      return { start, end, text: preserveQuoteStyle(oldString, content.slice(start, end), newString) };
+    });
+    const outcome = decide(content, "quote_normalized", normalized, oldString, replaceAll);
+    if (outcome) return outcome;
+  }
+
+  if (oldString.trim() === "") return { kind: "not_found" };
+  const lines = splitLines(nContent);
+  return (
+    matchTrailingWhitespace(content, lines, nOld, oldString, newString, replaceAll) ??
+    matchIndentationShift(content, lines, nOld, oldString, newString, replaceAll) ?? { kind: "not_found" }
+  );
+}
+
+/** Apply ascending, non-overlapping replacements. */
+export function applyReplacements(content: string, replacements: readonly Replacement[]): string {
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const r of replacements) {
+    parts.push(content.slice(cursor, r.start), r.text);
+    cursor = r.end;
+  }
+  parts.push(content.slice(cursor));
+  return parts.join("");
+}

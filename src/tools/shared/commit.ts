@@ -1,0 +1,61 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { ToolUseContext } from "../../core/Tool.js";
+import type { AssistantMessage } from "../../core/messages.js";
+import { hashContent, type FileState } from "../../core/fileStateCache.js";
+import { resolveWriteTarget, writeFileAtomicSync } from "./atomicWrite.js";
+import { recordFileState } from "./fileState.js";
+
+/** Checkpoints are keyed by the assistant message that asked for the change; a message without an id falls back to the tool_use id. */
+export function checkpointMessageId(parentMessage: AssistantMessage, context: ToolUseContext): string {
+  return parentMessage.id ?? context.toolUseId ?? "unknown-message";
+}
+
+export interface CommitOptions {
+  context: ToolUseContext;
+  parentMessage: AssistantMessage;
+  /** The path the model named, resolved to absolute (symlinks are followed here). */
+  absPath: string;
+  bytes: Buffer;
+  /** The decoded new content, remembered in readFileState (absent for byte-mode edits of huge files). */
+  text?: string;
+  createParents?: boolean;
+}
+
+/**
+ * The end of every writer's critical section, all synchronous: create parent directories, checkpoint the
+ * file's current state for rewind, write atomically, record the new state as read.
+ */
+export function commitFileWrite({ context, parentMessage, absPath, bytes, text, createParents }: CommitOptions): { target: string; state: FileState } {
+  const target = resolveWriteTarget(absPath);
+  if (createParents) fs.mkdirSync(path.dirname(target), { recursive: true });
+  context.fileHistory.checkpoint(target, checkpointMessageId(parentMessage, context));
+  const { stat } = writeFileAtomicSync(target, bytes);
+  const state: FileState = {
+    contentHash: hashContent(bytes),
+    content: text,
+    mtimeMs: stat.mtimeMs,
+    size: stat.size,
+    timestamp: Date.now(),
+    coversWholeFile: true,
+  };
+  recordFileState(context, absPath, state);
+  return { target, state };
+}
+
+/**
+ * Why an existing file must not be replaced, or undefined. Judged on its permission bits too: root may
+ * write anything, but a file marked read-only was marked so for a reason.
+ */
+export function readOnlyReason(target: string, stat: fs.Stats): string | undefined {
+  const mode = (stat.mode & 0o7777).toString(8).padStart(4, "0");
+  if ((stat.mode & 0o222) === 0) {
+    return `it is read-only (mode ${mode}); if it really should change, make it writable first (chmod u+w) and retry`;
+  }
+  try {
+    fs.accessSync(target, fs.constants.W_OK);
+  } catch {
+    return `this process may not write it (mode ${mode}, owner uid ${stat.uid})`;
+  }
+  return undefined;
+}

@@ -1,0 +1,20 @@
+/** How Read shows text, shared by Read (which writes it) and Edit (which recognises it pasted back into old_string). */
+
+export const DEFAULT_READ_LIMIT = 2000;
+export const MAX_LINE_CHARS = 2000;
+
+/** Appended to a line cut at MAX_LINE_CHARS. */
+export function truncatedLineMarker(fullBytes: number): string {
+  return ` … [line truncated at ${MAX_LINE_CHARS} characters; the full line is ${fullBytes} bytes]`;
+}
+
+/** Recognises truncatedLineMarker's text inside old_string. */
+export const TRUNCATED_LINE_PATTERN = /… \[line truncated at \d+ characters; the full line is \d+ bytes\]/;
+
+/** `N\t` before each line, N 1-based: the format Read uses and Edit's messages quote. */
+export function numberLines(lines: readonly string[], firstLine: number): string {
+  return lines.map((line, i) => `${firstLine + i}\t${line}`).join("\n");
+}
+
+/** Read's line-number prefix (`12\t`, or the `12→` some agents use) at the start of a line. */
+export const LINE_NUMBER_PREFIX = /^ *\d+(?:\t|\u2192)/;

@@ -1,0 +1,61 @@
+import path from "node:path";
+import type { ToolUseContext } from "../../core/Tool.js";
+import type { PermissionResult } from "../../core/permissionTypes.js";
+import { displayPath, expandPath } from "../../core/paths.js";
+import { checkReadPermissionForPath, checkWritePermissionForPath } from "../../permissions/index.js";
+import { suggestSimilarPath } from "./similarPath.js";
+
+/** The absolute path a tool works on: `~` expanded, relative paths against the session's cwd. */
+export function resolveToolPath(filePath: string, context: ToolUseContext): string {
+  return expandPath(filePath, context.getCwd());
+}
+
+/**
+ * The path hooks and permission checks see. `backfillObservableInput` gets no context from the pipeline, so a
+ * relative path cannot be resolved against the session's cwd there; it is left relative (checkPermissions
+ * resolves it with the context) rather than resolved against the wrong directory.
+ */
+export function observablePath(filePath: string, context?: ToolUseContext): string {
+  if (context) return resolveToolPath(filePath, context);
+  const trimmed = filePath.trim();
+  if (trimmed === "~" || trimmed.startsWith("~/") || path.isAbsolute(trimmed)) return expandPath(trimmed, "/");
+  return filePath;
+}
+
+/** The path as the user would like to read it in messages: relative to cwd when inside it. */
+export function shownPath(absPath: string, context: ToolUseContext): string {
+  return displayPath(absPath, context.getCwd());
+}
+
+export function readPermission<Input = Record<string, unknown>>(absPath: string, context: ToolUseContext): PermissionResult<Input> {
+  return checkReadPermissionForPath(absPath, context.getAppState().toolPermissionContext) as PermissionResult<Input>;
+}
+
+export function writePermission<Input = Record<string, unknown>>(absPath: string, context: ToolUseContext): PermissionResult<Input> {
+  return checkWritePermissionForPath(absPath, context.getAppState().toolPermissionContext) as PermissionResult<Input>;
+}
+
+/** The deny message when a Read rule denies this path, else undefined. */
+export function readDenial(absPath: string, context: ToolUseContext): string | undefined {
+  const result = readPermission(absPath, context);
+  return result.behavior === "deny" ? result.message : undefined;
+}
+
+/** The deny message when an Edit rule denies this path, else undefined. */
+export function editDenial(absPath: string, context: ToolUseContext): string | undefined {
+  const result = writePermission(absPath, context);
+  return result.behavior === "deny" ? result.message : undefined;
+}
+
+/**
+ * "File does not exist" for the model: the path as resolved, the cwd it was resolved against, and the
+ * closest existing path (never one a Read rule hides).
+ */
+export function missingFileMessage(absPath: string, context: ToolUseContext, nextStep = ""): string {
+  const cwd = context.getCwd();
+  const suggestion = suggestSimilarPath(absPath, { cwd, isVisible: (p) => readDenial(p, context) === undefined });
+  const parts = [`File does not exist: ${absPath}. The current working directory is ${cwd}.`];
+  if (suggestion) parts.push(`Did you mean ${suggestion}?`);
+  if (nextStep) parts.push(nextStep);
+  return parts.join(" ");
+}

@@ -2,11 +2,9 @@ import path from "node:path";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { createSession, type Session, type SessionOptions } from "../session/index.js";
 import { toolToAPISchema } from "../core/apiSchema.js";
-import { isDeferredTool } from "../core/registry.js";
-import { findToolByName } from "../core/registry.js";
+import { findToolByName, isDeferredTool } from "../core/registry.js";
 import { explainPermission } from "../permissions/index.js";
 import { runExec } from "./exec.js";
-import { splitRuleArgs } from "./ruleArgs.js";
 
 /** Flags shared by every command that builds a session. */
 export interface SessionFlags {
@@ -25,8 +23,8 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
     cwd,
     settingsFile: flags.settings,
     permissionMode: flags.permissionMode,
-    allowedTools: splitRuleArgs(flags.allowedTools),
-    disallowedTools: splitRuleArgs(flags.disallowedTools),
+    allowedTools: flags.allowedTools,
+    disallowedTools: flags.disallowedTools,
     addDirs: flags.addDir,
   };
 }
@@ -37,8 +35,18 @@ function openSession(flags: SessionFlags): Session {
   return session;
 }
 
+/** Commands that run tools refuse to start without the managed policy or the --settings file they were given. */
+function refuseWithoutRequiredSettings(session: Session): boolean {
+  if (session.fatalErrors.length === 0) return false;
+  process.stderr.write(
+    `toolgate: refusing to run tools: ${session.fatalErrors.length === 1 ? "a settings file that must apply is" : "settings files that must apply are"} unusable. Fix it and run again.\n`,
+  );
+  return true;
+}
+
 export async function execCommand(flags: SessionFlags & { verbose?: boolean }): Promise<number> {
   const session = openSession(flags);
+  if (refuseWithoutRequiredSettings(session)) return 2;
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;

@@ -108,7 +108,8 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
     onProgress?: ToolCallProgress<Progress>,
   ): Promise<ToolResult<Output>>;
   validateInput?(input: Input, context: ToolUseContext): Promise<ValidationResult>;
-  checkPermissions(input: Input, context: ToolUseContext): Promise<PermissionResult<Input>>;
+  /** The tool's own verdict; an updatedInput it returns is re-validated by the pipeline. */
+  checkPermissions(input: Input, context: ToolUseContext): Promise<PermissionResult>;
   isConcurrencySafe(input: Input): boolean;
   isReadOnly(input: Input): boolean;
   isDestructive(input: Input): boolean;

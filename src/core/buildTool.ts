@@ -34,7 +34,7 @@ export function buildTool<Input extends AnyObject, Output, Progress = unknown>(
     isConcurrencySafe: () => false,
     isReadOnly: () => false,
     isDestructive: () => false,
-    checkPermissions: async (input: Input): Promise<PermissionResult<Input>> => ({
+    checkPermissions: async (input: Input): Promise<PermissionResult> => ({
       behavior: "allow",
       updatedInput: input,
     }),

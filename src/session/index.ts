@@ -31,8 +31,13 @@ export interface Session {
   context: ToolUseContext;
   canUseTool: CanUseToolFn;
   settings: LoadedSettings;
-  /** Problems the user must hear about: broken settings files, invalid hook entries. */
+  /** Problems the user must hear about: broken settings files, dropped entries. */
   warnings: string[];
+  /**
+   * Settings that were meant to apply but could not be read at all: the managed policy file or the
+   * `--settings` file. Commands that run tools refuse to start rather than run without them.
+   */
+  fatalErrors: string[];
   /** Stop background tasks and release resources. */
   close(): Promise<void>;
 }
@@ -47,6 +52,9 @@ export function createSession(options: SessionOptions = {}): Session {
   const home = options.home ?? getToolgateHome(env);
   const settings = loadSettings({ cwd, home, settingsFile: options.settingsFile, env });
   const warnings = settings.errors.map(formatSettingsLoadError);
+  const fatalErrors = settings.errors
+    .filter((e) => (e.scope ?? "file") === "file" && (e.source === "policySettings" || e.source === "flagSettings"))
+    .map(formatSettingsLoadError);
   const canUseTool = options.canUseTool ?? createNonInteractiveCanUseTool();
   const hookRunner = createHookRunner({ settings, projectDir: cwd, env });
   const permissionContext = buildPermissionContext({
@@ -77,6 +85,7 @@ export function createSession(options: SessionOptions = {}): Session {
     canUseTool,
     settings,
     warnings,
+    fatalErrors,
     close: () => context.tasks.stopAll(),
   };
 }

@@ -69,10 +69,13 @@ export function settingsFileLocations(options: LoadSettingsOptions): SettingsFil
 
 export type ReadSettingsResult =
   | { status: "missing" }
-  | { status: "ok"; settings: Settings; raw: Record<string, unknown>; text: string }
+  | { status: "ok"; settings: Settings; raw: Record<string, unknown>; text: string; problems: string[] }
   | { status: "error"; message: string };
 
-/** Read and validate one settings file. An empty file is `{}`; anything malformed is an error, never a partial value. */
+/**
+ * Read and validate one settings file. An empty file is `{}`; a file that is not a JSON object is an error
+ * and contributes nothing; invalid entries of a valid file are dropped one by one and listed in `problems`.
+ */
 export function readSettingsFile(file: string): ReadSettingsResult {
   let text: string;
   try {
@@ -84,12 +87,12 @@ export function readSettingsFile(file: string): ReadSettingsResult {
     return { status: "error", message: `cannot be read (${code ?? (err as Error).message})` };
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.trim() === "") return { status: "ok", settings: {}, raw: {}, text };
+  if (text.trim() === "") return { status: "ok", settings: {}, raw: {}, text, problems: [] };
   const parsed = parseJsonWithLocation(text);
   if (!parsed.ok) return { status: "error", message: `invalid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}` };
   const validation = validateSettings(parsed.value);
   if (!validation.ok) return { status: "error", message: `invalid settings: ${validation.problems.join("; ")}` };
-  return { status: "ok", settings: validation.settings, raw: parsed.value as Record<string, unknown>, text };
+  return { status: "ok", settings: validation.settings, raw: parsed.value as Record<string, unknown>, text, problems: validation.problems };
 }
 
 /**
@@ -109,6 +112,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
       errors.push({ source: location.source, path: location.path, message: result.message });
       continue;
     }
+    for (const problem of result.problems) errors.push({ source: location.source, path: location.path, message: problem, scope: "entry" });
     files.push({ source: location.source, path: location.path, root: location.root, settings: result.settings });
   }
   return { files, errors };
@@ -116,7 +120,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
 
 /** `/p/.toolgate/settings.json: invalid JSON at line 3, column 8: … — the whole file is ignored` */
 export function formatSettingsLoadError(error: SettingsLoadError): string {
-  return `${error.path}: ${error.message} — the whole file is ignored`;
+  return error.scope === "entry" ? `${error.path}: ${error.message}` : `${error.path}: ${error.message} — the whole file is ignored`;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -64,11 +64,13 @@ export interface SettingsLoadError {
   source: SettingsFileSource;
   path: string;
   message: string;
+  /** "file" (default): the file contributes nothing. "entry": one invalid entry was dropped, the rest applies. */
+  scope?: "file" | "entry";
 }
 
 export interface LoadedSettings {
   /** Files that loaded, lowest precedence first. */
   files: SettingsFile[];
-  /** Files that exist but could not be used; their contents are ignored entirely. */
+  /** Files that could not be used at all, and invalid entries dropped from files that could. */
   errors: SettingsLoadError[];
 }

@@ -6,7 +6,6 @@ import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
 import { runExec } from "../../src/cli/exec.js";
 import { parseExecLine } from "../../src/cli/execProtocol.js";
-import { splitRuleArgs } from "../../src/cli/ruleArgs.js";
 import { approveAll, tempDir, testContext } from "../helpers.js";
 
 /** A tool with session state (a counter) and a file write with a checkpoint, to see that lines share a session. */
@@ -112,17 +111,5 @@ describe("toolgate exec protocol", () => {
   it("keys a message without an id by its first tool_use id", () => {
     const request = parseExecLine('{"role":"assistant","content":[{"type":"tool_use","id":"first","name":"X","input":{}}]}');
     expect(request).toMatchObject({ kind: "tools", message: { id: "first" } });
-  });
-});
-
-describe("--allowedTools parsing", () => {
-  it("splits on commas and spaces outside parentheses", () => {
-    expect(splitRuleArgs(["Bash(npm run test:*) Edit,Read", "Bash(git commit -m a\\,b)", "mcp__github"])).toEqual([
-      "Bash(npm run test:*)",
-      "Edit",
-      "Read",
-      "Bash(git commit -m a\\,b)",
-      "mcp__github",
-    ]);
   });
 });

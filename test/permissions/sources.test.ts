@@ -118,13 +118,20 @@ describe("rule sources from real settings files", () => {
     expect(await read(path.join(cwd, "deep/er/id.key"))).toBe("deny");
   });
 
-  it("a malformed file is ignored entirely: its allow rules never apply", async () => {
+  it("a file that is not valid JSON is ignored entirely; an invalid entry drops only itself", async () => {
     write(files().local, '{"permissions": {"allow": ["Deploy"], "deny": ["Read"]');
-    write(files().project, { permissions: { ask: ["Lint"], allow: ["Deploy", "Bash(npm"] } });
+    write(files().project, { permissions: { ask: ["Lint"], deny: ["Deploy"], allow: ["Read", "Bash(npm"] } });
     const { loaded, context } = session();
-    expect(loaded.errors.map((e) => e.source)).toEqual(["projectSettings", "localSettings"]);
+    expect(loaded.errors.map((e) => [e.source, e.scope ?? "file"])).toEqual([
+      ["projectSettings", "entry"],
+      ["localSettings", "file"],
+    ]);
+    expect(loaded.errors[0].message).toContain('permissions.allow[1]: invalid permission rule "Bash(npm"');
+    // nothing of the broken local file applies: its deny of Read is gone, so is its allow of Deploy
     expect((await decide(context, "Read", { file_path: path.join(cwd, "a.txt") })).behavior).toBe("allow");
-    expect((await decide(context, "Lint", {})).behavior).toBe("allow");
+    // the project file's valid entries still apply, its deny rule first of all
+    expect((await decide(context, "Deploy", {})).behavior).toBe("deny");
+    expect((await decide(context, "Lint", {})).behavior).toBe("ask");
   });
 
   it("CLI --disallowedTools deny and invalid CLI rules are reported", async () => {

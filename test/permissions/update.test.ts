@@ -83,10 +83,10 @@ describe("applyPermissionUpdate", () => {
       applyPermissionUpdate({ type: "addRules", behavior: "allow", rules: [{ toolName: "Bash" }], destination: "localSettings" }, { cwd, home }),
     ).toThrow(/malformed.*invalid JSON at line 1/);
     expect(fs.readFileSync(file, "utf8")).toBe(broken);
+    // valid JSON with one invalid entry is updated, and the entry the user wrote is kept as it was
     fs.writeFileSync(file, JSON.stringify({ permissions: { allow: ["Bash(oops"] } }));
-    expect(() =>
-      applyPermissionUpdate({ type: "addRules", behavior: "allow", rules: [{ toolName: "Read" }], destination: "localSettings" }, { cwd, home }),
-    ).toThrow(/invalid permission rule/);
+    applyPermissionUpdate({ type: "addRules", behavior: "allow", rules: [{ toolName: "Read" }], destination: "localSettings" }, { cwd, home });
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ permissions: { allow: ["Bash(oops", "Read"] } });
   });
 
   it("refuses to write a mode change to a file", () => {

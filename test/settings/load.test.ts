@@ -64,28 +64,37 @@ describe("loadSettings", () => {
     expect(formatSettingsLoadError(loaded.errors[0])).toContain("the whole file is ignored");
   });
 
-  it("rejects wrong shapes and invalid rules, naming each problem, and keeps nothing of that file", () => {
+  it("drops each invalid entry on its own, naming it, and keeps the rest of the file", () => {
     const file = path.join(cwd, ".toolgate/settings.local.json");
-    write(file, { permissions: { deny: ["Bash(rm:*)"], allow: ["Bash(npm test"], defaultMode: "yolo" }, grep: { timeoutMs: "fast" } });
+    write(file, {
+      permissions: { deny: ["Bash(rm:*)", 7, "Read(.env)"], allow: ["Bash(npm test", "Edit"], defaultMode: "yolo" },
+      grep: { timeoutMs: "fast" },
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "" }, { type: "command", command: "./guard.sh" }] }] },
+    });
     write(path.join(cwd, ".toolgate/settings.json"), { permissions: { allow: ["Read"] } });
     const loaded = load();
-    expect(loaded.files.map((f) => f.source)).toEqual(["projectSettings"]);
-    const message = loaded.errors[0].message;
-    expect(message).toContain('permissions.allow[0]: invalid permission rule "Bash(npm test"');
-    expect(message).toContain("permissions.defaultMode");
-    expect(message).toContain("grep.timeoutMs");
+    expect(loaded.files.map((f) => f.source)).toEqual(["projectSettings", "localSettings"]);
+    const local = loaded.files[1].settings;
+    expect(local.permissions).toEqual({ deny: ["Bash(rm:*)", "Read(.env)"], allow: ["Edit"] });
+    expect(local.grep).toEqual({});
+    expect(local.hooks?.PreToolUse?.[0].hooks).toEqual([{ type: "command", command: "./guard.sh" }]);
+    const messages = loaded.errors.map((e) => e.message).join("\n");
+    expect(loaded.errors.every((e) => e.scope === "entry" && e.source === "localSettings")).toBe(true);
+    expect(messages).toContain('permissions.allow[0]: invalid permission rule "Bash(npm test"');
+    expect(messages).toContain("permissions.deny[1]");
+    expect(messages).toContain("permissions.defaultMode");
+    expect(messages).toContain("grep.timeoutMs");
+    expect(messages).toContain("hooks.PreToolUse[0].hooks[0].command");
   });
 
-  it("rejects a non-object file, a directory, and a malformed command hook", () => {
+  it("rejects a non-object file and a directory entirely", () => {
     write(path.join(home, "settings.json"), "[1, 2]");
     fs.mkdirSync(path.join(cwd, ".toolgate/settings.json"), { recursive: true });
-    write(path.join(cwd, ".toolgate/settings.local.json"), { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "" }] }] } });
     const loaded = load();
     expect(loaded.files).toEqual([]);
-    expect(loaded.errors.map((e) => e.source)).toEqual(["userSettings", "projectSettings", "localSettings"]);
+    expect(loaded.errors.map((e) => e.source)).toEqual(["userSettings", "projectSettings"]);
     expect(loaded.errors[0].message).toContain("must contain a JSON object");
     expect(loaded.errors[1].message).toContain("directory");
-    expect(loaded.errors[2].message).toContain("hooks.PreToolUse[0].hooks[0].command");
   });
 
   it("accepts Claude Code files with keys toolgate does not use, an empty file and a BOM", () => {

@@ -124,14 +124,12 @@ describe("connection failures are reported, never thrown", () => {
   });
 
   it("a server that never answers hits the connect timeout", async () => {
-    const started = Date.now();
     const manager = await connectMcpServers([stdioServer("silent", { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] })], {
       settings: { mcp: { connectTimeoutMs: 400 } },
     });
     try {
       expect(manager.clients[0].status).toBe("failed");
       expect(manager.clients[0].error).toMatch(/could not connect: .*(400 ms|timed out)/i);
-      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       await manager.close();
     }

@@ -134,13 +134,11 @@ describe("server-everything over stdio", () => {
 
   it("aborting the context cancels the MCP request", async () => {
     const abortable = testContext({ tools: manager.tools() });
-    const started = Date.now();
     const { result } = await runOne("mcp__everything__trigger-long-running-operation", { duration: 20, steps: 20 }, abortable, approveAll, () =>
       abortable.abortController.abort(),
     );
     expect(result.outcome).toBe("cancelled");
     expect(result.block.is_error).toBe(true);
-    expect(Date.now() - started).toBeLessThan(15_000);
     // The connection survives a cancelled request.
     const next = await runOne("mcp__everything__echo", { message: "still here" }, context, approveAll);
     expect(resultText(next.result)).toBe("Echo: still here");

@@ -143,6 +143,18 @@ describe("toolgate mcp serve over stdio", () => {
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
   });
 
+  it("a request the client cancels is cancelled in the pipeline, and the connection goes on", async () => {
+    const { client, project } = await connect();
+    const marker = path.join(project, "marker.txt");
+    const controller = new AbortController();
+    const pending = client.callTool({ name: "Wait", arguments: { ms: 60_000, marker } }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    await expect(pending).rejects.toThrow();
+    await expect.poll(() => (fs.existsSync(marker) ? fs.readFileSync(marker, "utf8") : ""), { timeout: 10_000 }).toBe("aborted");
+    // Wait is not concurrency-safe: had it kept running, this call would queue behind it.
+    expect(text(await call(client, "Greet", { name: "after" }))).toBe("Hello, after!");
+  });
+
   it.skipIf(!fs.existsSync(path.join(repoRoot, "src/tools/Glob/index.ts")))("runs a real built-in (Glob) with the session's working directory", async () => {
     const project = tempDir("toolgate-serve-glob-");
     fs.writeFileSync(path.join(project, "a.txt"), "a");

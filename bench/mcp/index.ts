@@ -1,0 +1,93 @@
+/**
+ * MCP call throughput: one SDK Client reading the same file through `toolgate mcp serve`'s Read (the full
+ * pipeline: schema, hooks, permission engine, readFileState) and through server-filesystem's read_text_file,
+ * sequentially and 8 at a time, in one run.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { getBuiltinTools } from "../../src/tools/index.js";
+
+const SECONDS_PER_RUN = 4;
+const WARMUP_CALLS = 50;
+const PARALLEL = 8;
+
+const require = createRequire(import.meta.url);
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const filesystemServer = path.join(path.dirname(require.resolve("@modelcontextprotocol/server-filesystem/package.json")), "dist/index.js");
+// The real entry once the CLI registers Read as a built-in; until then the test fixture, which adds it.
+const serveEntry = getBuiltinTools().some((t) => t.name === "Read")
+  ? path.join(repoRoot, "src/mcp/serveMain.ts")
+  : path.join(repoRoot, "test/mcp/fixtures/serveToolgate.ts");
+
+const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bench-mcp-")));
+const home = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bench-mcp-home-"));
+const file = path.join(dir, "sample.ts");
+fs.writeFileSync(file, Array.from({ length: 200 }, (_, i) => `export const value${i} = ${i} * 2; // line ${i + 1} of the sample file`).join("\n") + "\n");
+
+async function connect(command: string, args: string[]): Promise<Client> {
+  const client = new Client({ name: "toolgate-bench", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({ command, args, cwd: repoRoot, env: { PATH: process.env.PATH ?? "", TOOLGATE_HOME: home }, stderr: "ignore" }),
+  );
+  return client;
+}
+
+type Caller = (i: number) => Promise<CallToolResult>;
+
+function check(result: CallToolResult, label: string): number {
+  const text = result.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+  if (result.isError || !text.includes("line 150 of the sample file")) throw new Error(`${label} did not return the file: ${text.slice(0, 300)}`);
+  return text.length;
+}
+
+async function measure(label: string, call: Caller, parallel: number): Promise<{ perSecond: number; chars: number }> {
+  for (let i = 0; i < WARMUP_CALLS; i++) check(await call(i), label);
+  let calls = 0;
+  let chars = 0;
+  const deadline = performance.now() + SECONDS_PER_RUN * 1000;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (performance.now() < deadline) {
+        chars = check(await call(calls++), label);
+      }
+    }),
+  );
+  return { perSecond: calls / ((performance.now() - start) / 1000), chars };
+}
+
+const toolgate = await connect(process.execPath, ["--import", "tsx", serveEntry, "--cwd", dir]);
+const filesystem = await connect(process.execPath, [filesystemServer, dir]);
+try {
+  const tools = (await toolgate.listTools()).tools.map((t) => t.name);
+  if (!tools.includes("Read")) {
+    console.log("bench/mcp: toolgate's Read tool is not available yet (src/tools/Read/index.ts); nothing to compare.");
+    process.exit(0);
+  }
+  // Alternate the window so toolgate's "unchanged since last read" stub never replaces the content.
+  const viaToolgate: Caller = (i) => toolgate.callTool({ name: "Read", arguments: { file_path: file, offset: 1 + (i % 2) } }) as Promise<CallToolResult>;
+  const viaFilesystem: Caller = () => filesystem.callTool({ name: "read_text_file", arguments: { path: file } }) as Promise<CallToolResult>;
+
+  const rows: Array<[number, number, number, number]> = [];
+  for (const parallel of [1, PARALLEL]) {
+    const t = await measure("toolgate Read", viaToolgate, parallel);
+    const f = await measure("server-filesystem read_text_file", viaFilesystem, parallel);
+    rows.push([parallel, t.perSecond, f.perSecond, t.chars]);
+    if (parallel === 1) console.log(`response size: toolgate Read ${t.chars} chars (line-numbered), read_text_file ${f.chars} chars`);
+  }
+  console.log(`\n${"in flight".padEnd(10)}${"toolgate Read".padStart(16)}${"fs read_text_file".padStart(20)}${"ratio".padStart(9)}`);
+  for (const [parallel, t, f] of rows) {
+    console.log(`${String(parallel).padEnd(10)}${`${t.toFixed(0)}/s`.padStart(16)}${`${f.toFixed(0)}/s`.padStart(20)}${`${(t / f).toFixed(2)}x`.padStart(9)}`);
+  }
+  console.log("\nratio = toolgate calls per second / server-filesystem calls per second (same SDK client, same file, stdio).");
+} finally {
+  await Promise.all([toolgate.close(), filesystem.close()]);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(home, { recursive: true, force: true });
+}

@@ -1,4 +1,4 @@
-import type { AnyTool } from "../core/Tool.js";
+import type { AnyTool, Tools } from "../core/Tool.js";
 import type { Settings } from "../settings/types.js";
 import type { ScopedMcpServerConfig } from "./config.js";
 import { createMcpServerConnection, type McpConnectionOptions, type McpServerConnection } from "./connection.js";
@@ -13,6 +13,11 @@ export interface McpManager {
   readonly clients: readonly McpServerConnection[];
   /** The tools of every connected server, current as of now (list_changed and reconnects update it). */
   tools(): AnyTool[];
+  /**
+   * For `context.options.refreshTools`: the given tools plus every server's current tools. The array is
+   * rebuilt only after a server's list changed, so the pipeline can call it on every tool use.
+   */
+  toolPool(base: Tools): () => Tools;
   client(name: string): McpServerConnection | undefined;
   /** Called after any server's tool list changed; returns an unsubscribe function. */
   onToolsChanged(listener: (serverName: string) => void): () => void;
@@ -28,11 +33,13 @@ export async function connectMcpServers(
   options: ConnectMcpServersOptions = {},
 ): Promise<McpManager> {
   const listeners = new Set<(serverName: string) => void>();
+  let generation = 0;
   const connectionOptions: McpConnectionOptions = {
     ...options,
     connectTimeoutMs: options.connectTimeoutMs ?? positive(options.settings?.mcp?.connectTimeoutMs),
     callTimeoutMs: options.callTimeoutMs ?? positive(options.settings?.mcp?.callTimeoutMs),
     onToolsChanged: (serverName) => {
+      generation++;
       for (const listener of listeners) listener(serverName);
     },
   };
@@ -42,6 +49,17 @@ export async function connectMcpServers(
     clients,
     tools: () => clients.flatMap((c) => c.tools),
     client: (name) => clients.find((c) => c.name === name),
+    toolPool(base) {
+      let built = -1;
+      let pool: Tools = base;
+      return () => {
+        if (built !== generation) {
+          pool = [...base, ...clients.flatMap((c) => c.tools)];
+          built = generation;
+        }
+        return pool;
+      };
+    },
     onToolsChanged(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServers, type McpManager } from "../../src/mcp/manager.js";
 import { createMcpServerConnection } from "../../src/mcp/connection.js";
-import { findToolByName } from "../../src/core/registry.js";
+import { findToolByName, getDeferredToolNames, getToolsForModel, isDeferredTool } from "../../src/core/registry.js";
 import type { ToolUseContext } from "../../src/core/Tool.js";
 import { approveAll, testContext } from "../helpers.js";
 import { dynamic, everything, resultText, runOne, startEverythingHttp, stdioServer } from "./helpers.js";
@@ -14,7 +14,7 @@ describe("a server whose tools change, fail, and misbehave (the SDK's McpServer 
   beforeAll(async () => {
     manager = await connectMcpServers([dynamic()]);
     manager.onToolsChanged((server) => changes.push(server));
-    context = testContext({ tools: [], refreshTools: () => manager.tools() });
+    context = testContext({ tools: [], refreshTools: manager.toolPool([]) });
   });
   afterAll(async () => {
     await manager?.close();
@@ -26,12 +26,17 @@ describe("a server whose tools change, fail, and misbehave (the SDK's McpServer 
   });
 
   it("tools/list_changed refreshes the tool pool, and the session can call the new tool", async () => {
-    expect(findToolByName(manager.tools(), "mcp__dyn__added_later")).toBeUndefined();
+    const pool = context.options.refreshTools!;
+    expect(pool()).toBe(pool());
+    const before = pool();
+    expect(findToolByName(before, "mcp__dyn__added_later")).toBeUndefined();
     changes.length = 0;
     const { result } = await runOne("mcp__dyn__add_tool", { name: "added_later" }, context, approveAll);
     expect(resultText(result)).toBe("added added_later");
     await expect.poll(() => manager.tools().map((t) => t.name), { timeout: 5_000 }).toContain("mcp__dyn__added_later");
     expect(changes).toContain("dyn");
+    expect(pool()).not.toBe(before);
+    expect(findToolByName(pool(), "mcp__dyn__added_later")).toBeDefined();
     const added = await runOne("mcp__dyn__added_later", {}, context, approveAll);
     expect(added.result.outcome).toBe("success");
     expect(resultText(added.result)).toBe("added_later ran");
@@ -92,6 +97,24 @@ describe("a server whose tools change, fail, and misbehave (the SDK's McpServer 
     const again = await runOne("mcp__dyn__fail", {}, context, approveAll);
     expect(resultText(again.result)).toBe("the operation failed: disk on fire");
     expect(manager.clients[0].status).toBe("connected");
+  });
+});
+
+describe("alwaysLoad", () => {
+  it("a server with alwaysLoad: true has tools that are not deferred", async () => {
+    const manager = await connectMcpServers([everything("eager", { alwaysLoad: true }), everything("lazy")]);
+    try {
+      const eager = findToolByName(manager.tools(), "mcp__eager__echo")!;
+      const lazy = findToolByName(manager.tools(), "mcp__lazy__echo")!;
+      expect(eager.alwaysLoad).toBe(true);
+      expect(isDeferredTool(eager)).toBe(false);
+      expect(isDeferredTool(lazy)).toBe(true);
+      expect(getToolsForModel(manager.tools(), new Set()).map((t) => t.name)).toContain("mcp__eager__echo");
+      expect(getDeferredToolNames(manager.tools(), new Set())).toContain("mcp__lazy__echo");
+      expect(getDeferredToolNames(manager.tools(), new Set())).not.toContain("mcp__eager__echo");
+    } finally {
+      await manager.close();
+    }
   });
 });
 

@@ -1,0 +1,188 @@
+/**
+ * A command's merged output with bounded memory: the first and last bytes stay in memory, everything
+ * streams to a file once it outgrows the head (at once for background tasks, whose file the model may read).
+ */
+import fs from "node:fs";
+import path from "node:path";
+
+/** Output longer than this (in characters) is shown as head + tail with the count cut. */
+export const MAX_INLINE_OUTPUT_CHARS = 30_000;
+const HEAD_BYTES = 128 * 1024;
+const TAIL_BYTES = 128 * 1024;
+const PROGRESS_LINES = 5;
+const PROGRESS_MAX_CHARS = 1_000;
+
+export interface OutputSnapshot {
+  text: string;
+  truncated: boolean;
+  totalBytes: number;
+  totalLines: number;
+  /** The file holding the whole output, when there is one. */
+  outputFile?: string;
+}
+
+function countNewlines(buffer: Buffer): number {
+  let count = 0;
+  for (let at = buffer.indexOf(10); at !== -1; at = buffer.indexOf(10, at + 1)) count++;
+  return count;
+}
+
+const countLines = (text: string) => {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+};
+
+/** Decode bytes that may start or end inside a multi-byte character, dropping the broken edges. */
+function decodeSlice(buffer: Buffer, brokenStart: boolean): string {
+  let text = buffer.toString("utf8");
+  if (brokenStart) text = text.replace(/^\uFFFD{1,3}/, "");
+  return text;
+}
+
+function headPart(text: string, max: number): string {
+  const slice = text.slice(0, max);
+  const nl = slice.lastIndexOf("\n");
+  return nl > max / 2 ? slice.slice(0, nl + 1) : slice;
+}
+
+function tailPart(text: string, max: number): string {
+  const slice = text.slice(-max);
+  const nl = slice.indexOf("\n");
+  return nl >= 0 && nl < max / 2 ? slice.slice(nl + 1) : slice;
+}
+
+export interface OutputCollectorOptions {
+  /** Where the whole output goes when it is kept. */
+  filePath: string;
+  /** Create the file at once and write everything to it (background tasks). */
+  eager: boolean;
+}
+
+export class OutputCollector {
+  readonly filePath: string;
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  private bytes = 0;
+  private lines = 0;
+  private file?: fs.WriteStream;
+  private fileError?: Error;
+  private version = 0;
+
+  constructor(options: OutputCollectorOptions) {
+    this.filePath = options.filePath;
+    if (options.eager) this.openFile();
+  }
+
+  get totalBytes(): number {
+    return this.bytes;
+  }
+
+  /** Changes every time output arrives (for throttled progress). */
+  get changeCount(): number {
+    return this.version;
+  }
+
+  get fileCreated(): boolean {
+    return this.file !== undefined;
+  }
+
+  private openFile(): fs.WriteStream {
+    fs.mkdirSync(path.dirname(this.filePath), { recursive: true });
+    const file = fs.createWriteStream(this.filePath, { flags: "w" });
+    file.on("error", (err) => (this.fileError = err));
+    for (const chunk of this.head) file.write(chunk);
+    this.file = file;
+    return file;
+  }
+
+  /** Take a chunk; false means the file is behind and the producer should pause until `drain`. */
+  write(chunk: Buffer): boolean {
+    this.version++;
+    this.bytes += chunk.length;
+    this.lines += countNewlines(chunk);
+    let keptInHead = 0;
+    if (this.headBytes < HEAD_BYTES) {
+      const take = chunk.subarray(0, HEAD_BYTES - this.headBytes);
+      this.head.push(take);
+      this.headBytes += take.length;
+      keptInHead = take.length;
+    }
+    this.tail.push(chunk);
+    this.tailBytes += chunk.length;
+    while (this.tail.length > 1 && this.tailBytes - this.tail[0].length >= TAIL_BYTES) {
+      this.tailBytes -= (this.tail.shift() as Buffer).length;
+    }
+    if (this.file) return this.file.write(chunk);
+    if (this.bytes > HEAD_BYTES) {
+      // the output outgrew the head: the file starts with the head, then the rest of this chunk
+      const file = this.openFile();
+      return file.write(chunk.subarray(keptInHead));
+    }
+    return true;
+  }
+
+  onDrain(listener: () => void): void {
+    if (this.file) this.file.once("drain", listener);
+    else listener();
+  }
+
+  private tailBuffer(): { buffer: Buffer; brokenStart: boolean } {
+    const buffer = Buffer.concat(this.tail);
+    const excess = buffer.length - TAIL_BYTES;
+    return excess > 0 ? { buffer: buffer.subarray(excess), brokenStart: true } : { buffer, brokenStart: this.bytes > buffer.length };
+  }
+
+  /** The last few lines, for progress updates. */
+  recentLines(): string {
+    const { buffer, brokenStart } = this.tailBuffer();
+    const recent = buffer.length > 4096 ? buffer.subarray(buffer.length - 4096) : buffer;
+    const text = decodeSlice(recent, brokenStart || recent.length < buffer.length).replace(/\s+$/, "");
+    const lines = text.split("\n").slice(-PROGRESS_LINES).join("\n");
+    return lines.length > PROGRESS_MAX_CHARS ? lines.slice(-PROGRESS_MAX_CHARS) : lines;
+  }
+
+  /** The output as the model sees it: whole when short, else head + tail with the count cut. */
+  snapshot(maxChars = MAX_INLINE_OUTPUT_CHARS): OutputSnapshot {
+    const base = { totalBytes: this.bytes, totalLines: this.lines + (this.bytes > 0 && !this.endsWithNewline() ? 1 : 0) };
+    const half = Math.floor(maxChars / 2);
+    if (this.bytes <= HEAD_BYTES) {
+      const full = Buffer.concat(this.head).toString("utf8");
+      if (full.length <= maxChars) return { ...base, text: full, truncated: false, ...(this.file ? { outputFile: this.filePath } : {}) };
+      const head = headPart(full, half);
+      const tail = tailPart(full, half);
+      const cutChars = full.length - head.length - tail.length;
+      const cutLines = countLines(full) - countLines(head) - countLines(tail);
+      const marker = `\n... [${cutChars} characters (${cutLines} lines) cut from the middle; the full output is in ${this.filePath}] ...\n`;
+      return { ...base, text: head + marker + tail, truncated: true, outputFile: this.filePath };
+    }
+    const head = headPart(decodeSlice(Buffer.concat(this.head), false).replace(/\uFFFD{1,3}$/, ""), half);
+    const { buffer, brokenStart } = this.tailBuffer();
+    const tail = tailPart(decodeSlice(buffer, brokenStart), half);
+    const cutBytes = Math.max(0, this.bytes - Buffer.byteLength(head) - Buffer.byteLength(tail));
+    const cutLines = Math.max(0, this.lines - countLines(head) - countLines(tail));
+    const marker = `\n... [${cutBytes} bytes (${cutLines} lines) cut from the middle; the full output (${this.bytes} bytes) is in ${this.filePath}] ...\n`;
+    return { ...base, text: head + marker + tail, truncated: true, outputFile: this.filePath };
+  }
+
+  private endsWithNewline(): boolean {
+    const last = this.tail[this.tail.length - 1];
+    return last !== undefined && last[last.length - 1] === 10;
+  }
+
+  /**
+   * Close the file. A truncated output that never reached the file (short in bytes, long in characters)
+   * is written now so the path in the snapshot exists. `keepFile: false` removes a file nobody needs.
+   */
+  async finish(keepFile: boolean): Promise<void> {
+    if (keepFile && !this.file) this.openFile();
+    if (this.file) {
+      const file = this.file;
+      await new Promise<void>((resolve) => file.end(() => resolve()));
+      if (!keepFile) await fs.promises.rm(this.filePath, { force: true });
+    }
+    if (this.fileError && keepFile) throw this.fileError;
+  }
+}

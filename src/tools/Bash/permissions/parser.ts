@@ -1,0 +1,48 @@
+/**
+ * The bash grammar (tree-sitter-bash on web-tree-sitter), loaded once at module initialisation with a
+ * top-level await: isReadOnly and isConcurrencySafe are synchronous and must see a real AST from the
+ * first call. Loading takes about 60 ms (see docs/bash.md). If the wasm cannot be loaded the parser
+ * stays unavailable and every check that needs it fails closed (not read-only, ask).
+ */
+import { createRequire } from "node:module";
+import { Language, Parser, type Node, type Tree } from "web-tree-sitter";
+
+export type { Node as SyntaxNode, Tree as SyntaxTree };
+
+const require = createRequire(import.meta.url);
+
+interface LoadedParser {
+  parser: Parser;
+  loadMs: number;
+}
+
+async function loadParser(): Promise<LoadedParser | { error: string }> {
+  const started = performance.now();
+  try {
+    await Parser.init();
+    const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const parser = new Parser();
+    parser.setLanguage(language);
+    return { parser, loadMs: performance.now() - started };
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+const loaded = await loadParser();
+
+/** Commands longer than this are not parsed: they are judged too complex. */
+export const MAX_PARSE_CHARS = 100_000;
+
+export function bashParserStatus(): { ready: true; loadMs: number } | { ready: false; error: string } {
+  return "parser" in loaded ? { ready: true, loadMs: loaded.loadMs } : { ready: false, error: loaded.error };
+}
+
+/**
+ * Parse a command line; undefined when the parser is unavailable or the text is too long.
+ * The caller must `delete()` the tree (it lives in wasm memory).
+ */
+export function parseBash(source: string): Tree | undefined {
+  if (!("parser" in loaded) || source.length > MAX_PARSE_CHARS) return undefined;
+  return loaded.parser.parse(source) ?? undefined;
+}

@@ -70,8 +70,9 @@ try {
     console.log("bench/mcp: toolgate's Read tool is not available yet (src/tools/Read/index.ts); nothing to compare.");
     process.exit(0);
   }
-  // Alternate the window so toolgate's "unchanged since last read" stub never replaces the content.
-  const viaToolgate: Caller = (i) => toolgate.callTool({ name: "Read", arguments: { file_path: file, offset: 1 + (i % 2) } }) as Promise<CallToolResult>;
+  // A different limit (always past the file's 200 lines) on every call, so toolgate's "unchanged since
+  // last read" stub never stands in for the content, even with calls in flight side by side.
+  const viaToolgate: Caller = (i) => toolgate.callTool({ name: "Read", arguments: { file_path: file, limit: 1000 + (i % 997) } }) as Promise<CallToolResult>;
   const viaFilesystem: Caller = () => filesystem.callTool({ name: "read_text_file", arguments: { path: file } }) as Promise<CallToolResult>;
 
   const rows: Array<[number, number, number, number]> = [];

@@ -8,6 +8,7 @@ import { TelemetrySafeError, isAbortError } from "../core/errors.js";
 import type { McpServerConfig, ScopedMcpServerConfig } from "./config.js";
 import { ToolgateStdioClientTransport, describeExit } from "./stdioTransport.js";
 import { createMcpTool, type McpCallOptions } from "./mcpTool.js";
+import { OrderedTransport } from "./orderedTransport.js";
 
 export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 10 * 60_000;
@@ -168,7 +169,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     try {
       await withTimeout(
         (async () => {
-          await c.connect(t, { timeout: connectTimeoutMs });
+          await c.connect(new OrderedTransport(t), { timeout: connectTimeoutMs });
           serverInfo = c.getServerVersion();
           instructions = c.getInstructions();
           setTools(await listAllTools(c));

@@ -42,7 +42,6 @@ export class ToolgateStdioClientTransport implements Transport {
   private readonly buffer = new ReadBuffer();
   private stderr = "";
   private closing = false;
-  private drainScheduled = false;
   exit?: ProcessExit;
 
   constructor(private readonly params: StdioServerParams) {}
@@ -97,7 +96,7 @@ export class ToolgateStdioClientTransport implements Transport {
           void this.close();
           return;
         }
-        if (!this.drainScheduled) this.drain();
+        this.drain();
       });
       child.stderr?.setEncoding("utf8");
       child.stderr?.on("data", (chunk: string) => {
@@ -106,13 +105,7 @@ export class ToolgateStdioClientTransport implements Transport {
     });
   }
 
-  /**
-   * The SDK runs notification handlers a microtask late but responses at once, so a progress notification
-   * followed by the response in the same chunk would find its handler gone. After a notification the rest
-   * waits for the next turn of the event loop.
-   */
   private drain(): void {
-    this.drainScheduled = false;
     for (;;) {
       let message: JSONRPCMessage | null;
       try {
@@ -124,13 +117,6 @@ export class ToolgateStdioClientTransport implements Transport {
       }
       if (message === null) return;
       this.onmessage?.(message);
-      if (!("id" in message) && "method" in message) {
-        if (!this.drainScheduled) {
-          this.drainScheduled = true;
-          setImmediate(() => this.drain());
-        }
-        return;
-      }
     }
   }
 

@@ -189,7 +189,7 @@ describe("remote transports against server-everything", () => {
     ["http", "streamableHttp", "/mcp"],
     ["sse", "sse", "/sse"],
   ] as const) {
-    it(`${type}: connects, lists tools and calls echo`, async () => {
+    it(`${type}: connects, lists tools, calls echo, streams progress`, async () => {
       const server = await startEverythingHttp(mode);
       const manager = await connectMcpServers([
         { name: `remote_${type}`, source: "test", config: { type, url: `http://127.0.0.1:${server.port}${path}`, headers: { "x-test": "1" } } },
@@ -202,6 +202,9 @@ describe("remote transports against server-everything", () => {
         const ctx = testContext({ tools: manager.tools() });
         const { result } = await runOne(`mcp__remote_${type}__echo`, { message: `over ${type}` }, ctx, approveAll);
         expect(resultText(result)).toBe(`Echo: over ${type}`);
+        // The last notification and the response often arrive together; none may be lost.
+        const long = await runOne(`mcp__remote_${type}__trigger-long-running-operation`, { duration: 0.2, steps: 3 }, ctx, approveAll);
+        expect(long.progress.map((p) => (p.data as { progress: number }).progress)).toEqual([1, 2, 3]);
       } finally {
         await manager.close();
         await server.stop();

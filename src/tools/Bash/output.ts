@@ -91,7 +91,8 @@ export class OutputCollector {
 
   private openFile(): fs.WriteStream {
     fs.mkdirSync(path.dirname(this.filePath), { recursive: true });
-    const file = fs.createWriteStream(this.filePath, { flags: "w" });
+    // opened synchronously: the path is handed out at once and must exist
+    const file = fs.createWriteStream(this.filePath, { fd: fs.openSync(this.filePath, "w") });
     file.on("error", (err) => (this.fileError = err));
     for (const chunk of this.head) file.write(chunk);
     this.file = file;

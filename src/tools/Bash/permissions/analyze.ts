@@ -198,7 +198,13 @@ function addCommand(walk: Walk, words: Word[], assignments: Assignment[]): void 
     addComplexity(walk, "the program name is a pattern the shell expands");
     return;
   }
-  if (name === "eval") addComplexity(walk, "eval runs a string as code");
+  if (name === "eval") {
+    addComplexity(walk, "eval runs a string as code");
+    // never allowed part by part, but what it would run is still matched against deny rules
+    const args = final.slice(1);
+    if (args.every((w) => w.value !== undefined)) analyzeScript(walk, args.map((w) => w.value).join(" "));
+    return;
+  }
   if (name === "source" || name === ".") addComplexity(walk, `${name} runs a script file whose contents cannot be checked`);
 
   const shell = shellScriptOf(final);

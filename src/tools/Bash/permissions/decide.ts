@@ -8,6 +8,7 @@
  *     command whose files are inside the working directories — and every redirection target may be written.
  * Pure apart from the path checks it is given.
  */
+import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import type {
@@ -152,7 +153,7 @@ function checkPaths(judge: Judge, part: CommandPart): PermissionResult {
     if (!candidates) {
       return needsApproval(`${code(part.display)} needs approval: which files ${arg.path} names cannot be determined in advance.`, "unverifiable paths");
     }
-    for (const candidate of candidates) results.push(judge.deps.checkReadPermissionForPath(candidate, judge.request.permissionContext));
+    for (const candidate of candidates) results.push(withDirectorySuggestions(judge.deps.checkReadPermissionForPath(candidate, judge.request.permissionContext), candidate));
   }
   const verdict = results.length ? strictest(results) : undefined;
   if (!verdict || verdict.behavior === "allow") {
@@ -162,6 +163,26 @@ function checkPaths(judge: Judge, part: CommandPart): PermissionResult {
     return { ...verdict, message: `${code(part.display)} needs approval: ${lowerFirst(verdict.message)}` };
   }
   return verdict;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** For a directory (`ls dir`, `cd dir`) the engine suggests its parent; offer the directory itself instead. */
+function withDirectorySuggestions(result: PermissionResult, candidate: string): PermissionResult {
+  if (result.behavior !== "passthrough" || !isDirectory(candidate)) return result;
+  return {
+    ...result,
+    suggestions: [
+      ...permissions.ruleSuggestions({ toolName: "Read", ruleContent: `/${candidate === "/" ? "" : candidate}/**` }),
+      { type: "addDirectories", directories: [candidate], destination: "session" },
+    ],
+  };
 }
 
 function lowerFirst(text: string): string {

@@ -1,0 +1,74 @@
+/** The bounded output collector and the process-tree walk. */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { OutputCollector, MAX_INLINE_OUTPUT_CHARS } from "../../../src/tools/Bash/output.js";
+import { treeMembers, type ProcessInfo } from "../../../src/tools/Bash/processTree.js";
+import { tempDir } from "../../helpers.js";
+
+const collector = (eager = false) => new OutputCollector({ filePath: path.join(tempDir("toolgate-out-"), "out.log"), eager });
+
+describe("OutputCollector", () => {
+  it("keeps short output whole and writes no file unless asked", async () => {
+    const out = collector();
+    out.write(Buffer.from("hello\n"));
+    out.write(Buffer.from("world\n"));
+    expect(out.snapshot()).toMatchObject({ text: "hello\nworld\n", truncated: false, totalBytes: 12, totalLines: 2 });
+    expect(out.snapshot().outputFile).toBeUndefined();
+    await out.finish(false);
+    expect(fs.existsSync(out.filePath)).toBe(false);
+  });
+
+  it("cuts long output into head and tail at line ends, counting characters and lines cut", async () => {
+    const out = collector();
+    const lines = Array.from({ length: 5000 }, (_, i) => `line ${i}`);
+    out.write(Buffer.from(lines.join("\n") + "\n"));
+    const snap = out.snapshot();
+    expect(snap.truncated).toBe(true);
+    expect(snap.text.length).toBeLessThanOrEqual(MAX_INLINE_OUTPUT_CHARS + 200);
+    expect(snap.text.startsWith("line 0\nline 1\n")).toBe(true);
+    expect(snap.text.endsWith("line 4999\n")).toBe(true);
+    const marker = /\[(\d+) characters \((\d+) lines\) cut/.exec(snap.text);
+    const shown = snap.text.replace(/\n\.\.\. \[.*\] \.\.\.\n/, "");
+    expect(Number(marker?.[1])).toBe(lines.join("\n").length + 1 - shown.length);
+    expect(Number(marker?.[2]) + shown.split("\n").length - 1).toBe(5000);
+    await out.finish(true);
+    expect(fs.readFileSync(out.filePath, "utf8")).toBe(lines.join("\n") + "\n");
+  });
+
+  it("past the in-memory head it streams to the file and reports bytes cut; multi-byte characters survive the edges", async () => {
+    const out = collector();
+    const chunk = Buffer.from("é€😀\n".repeat(10_000));
+    for (let i = 0; i < 20; i++) out.write(chunk);
+    const snap = out.snapshot();
+    expect(snap.truncated).toBe(true);
+    expect(snap.totalBytes).toBe(chunk.length * 20);
+    expect(snap.text).not.toContain("\uFFFD");
+    expect(snap.text).toMatch(/\[\d+ bytes \(\d+ lines\) cut from the middle; the full output \(\d+ bytes\) is in /);
+    await out.finish(true);
+    expect(fs.statSync(out.filePath).size).toBe(chunk.length * 20);
+  });
+
+  it("writes a background task's file from the first byte", async () => {
+    const out = collector(true);
+    expect(fs.existsSync(out.filePath)).toBe(true);
+    out.write(Buffer.from("a\n"));
+    expect(out.snapshot().outputFile).toBe(out.filePath);
+    await out.finish(true);
+    expect(fs.readFileSync(out.filePath, "utf8")).toBe("a\n");
+  });
+
+  it("gives the last few lines for progress", () => {
+    const out = collector();
+    out.write(Buffer.from(Array.from({ length: 20 }, (_, i) => `l${i}`).join("\n") + "\n"));
+    expect(out.recentLines()).toBe("l15\nl16\nl17\nl18\nl19");
+  });
+});
+
+describe("treeMembers", () => {
+  const p = (pid: number, ppid: number, pgid: number, state = "S"): ProcessInfo => ({ pid, ppid, pgid, state });
+  it("finds the group and descendants that left it, not zombies or strangers", () => {
+    const all = [p(100, 1, 100), p(101, 100, 100), p(102, 101, 102), p(103, 102, 102), p(104, 1, 100), p(105, 100, 100, "Z"), p(200, 1, 200)];
+    expect(treeMembers(all, 100).map((x) => x.pid).sort()).toEqual([100, 101, 102, 103, 104]);
+  });
+});

@@ -114,7 +114,15 @@ export const EditTool = buildTool({
     validated.delete(input);
     if (!prepared.ok) throw new FileToolError(prepared.message, `edit:${prepared.code}`);
     const { edit } = prepared;
-    commitFileWrite({ context, parentMessage, absPath: edit.absPath, bytes: edit.newBytes, text: edit.newText, createParents: edit.creates });
+    commitFileWrite({
+      context,
+      parentMessage,
+      absPath: edit.absPath,
+      bytes: edit.newBytes,
+      text: edit.newText,
+      createParents: edit.creates,
+      coversWholeFile: edit.applied[0]?.strategy === "create" || (edit.state?.coversWholeFile ?? false),
+    });
     return { data: editOutput(input, edit) };
   },
   mapToolResultToToolResultBlockParam(output: EditOutput, toolUseID: string): ToolResultBlockParam {

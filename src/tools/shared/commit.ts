@@ -20,13 +20,15 @@ export interface CommitOptions {
   /** The decoded new content, remembered in readFileState (absent for byte-mode edits of huge files). */
   text?: string;
   createParents?: boolean;
+  /** Whether the model now knows every line: true after Write or a creation, else what its last read covered. */
+  coversWholeFile: boolean;
 }
 
 /**
  * The end of every writer's critical section, all synchronous: create parent directories, checkpoint the
  * file's current state for rewind, write atomically, record the new state as read.
  */
-export function commitFileWrite({ context, parentMessage, absPath, bytes, text, createParents }: CommitOptions): { target: string; state: FileState } {
+export function commitFileWrite({ context, parentMessage, absPath, bytes, text, createParents, coversWholeFile }: CommitOptions): { target: string; state: FileState } {
   const target = resolveWriteTarget(absPath);
   if (createParents) fs.mkdirSync(path.dirname(target), { recursive: true });
   context.fileHistory.checkpoint(target, checkpointMessageId(parentMessage, context));
@@ -37,7 +39,7 @@ export function commitFileWrite({ context, parentMessage, absPath, bytes, text, 
     mtimeMs: stat.mtimeMs,
     size: stat.size,
     timestamp: Date.now(),
-    coversWholeFile: true,
+    coversWholeFile,
   };
   recordFileState(context, absPath, state);
   return { target, state };

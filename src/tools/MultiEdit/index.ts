@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { buildTool } from "../../core/buildTool.js";
+import type { ToolUseContext } from "../../core/Tool.js";
+import type { ToolResultBlockParam } from "../../core/messages.js";
+import { commitFileWrite } from "../shared/commit.js";
+import { FileToolError } from "../shared/errors.js";
+import { buildStructuredPatch, type StructuredPatchHunk } from "../shared/patch.js";
+import { snippetAround, type Snippet } from "../shared/snippet.js";
+import { observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
+import type { AppliedEdit } from "../Edit/applyEdits.js";
+import { prepareFileEdit, reprepareFileEdit, type EditFileRequest, type PreparedEdit } from "../Edit/editFile.js";
+import { editOutcomeNote, formatSnippet, ORIGINAL_FILE_MAX_CHARS } from "../Edit/index.js";
+import { MULTI_EDIT_DESCRIPTION, MULTI_EDIT_PROMPT } from "./prompt.js";
+
+export const MULTI_EDIT_TOOL_NAME = "MultiEdit";
+
+const editSchema = z.strictObject({
+  old_string: z.string().describe("The exact text to replace (empty only in the first edit, to create the file)"),
+  new_string: z.string().describe("The replacement text"),
+  replace_all: z.boolean().default(false).describe("Replace every occurrence instead of exactly one"),
+});
+
+const inputSchema = z.strictObject({
+  file_path: z.string().describe("The file to change: absolute, or relative to the working directory"),
+  edits: z.array(editSchema).min(1).describe("Edits applied in order, all or nothing"),
+});
+
+export type MultiEditInput = z.infer<typeof inputSchema>;
+
+export interface MultiEditOutput {
+  filePath: string;
+  edits: Array<MultiEditInput["edits"][number] & AppliedEdit>;
+  /** The file before the edits; null for new files and files over ORIGINAL_FILE_MAX_CHARS. */
+  originalFile: string | null;
+  structuredPatch: StructuredPatchHunk[];
+  snippet: Snippet;
+}
+
+const validated = new WeakMap<object, PreparedEdit>();
+
+function request(input: MultiEditInput): EditFileRequest {
+  return { toolName: "MultiEdit", filePath: input.file_path, edits: input.edits };
+}
+
+export const MultiEditTool = buildTool({
+  name: MULTI_EDIT_TOOL_NAME,
+  searchHint: "several edits replacements in one file atomically",
+  maxResultSizeChars: 100_000,
+  strict: true,
+  inputSchema,
+  description: () => MULTI_EDIT_DESCRIPTION,
+  prompt: () => MULTI_EDIT_PROMPT,
+  userFacingName: () => "Update",
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  getPath: (input) => observablePath(input.file_path),
+  backfillObservableInput(input: MultiEditInput, context?: ToolUseContext) {
+    input.file_path = observablePath(input.file_path, context);
+  },
+  toAutoClassifierInput: (input) => `${input.file_path}: ${input.edits.map((e) => e.new_string).join("\n")}`,
+  async checkPermissions(input, context) {
+    return writePermission(resolveToolPath(input.file_path, context), context);
+  },
+  async validateInput(input, context) {
+    const prepared = prepareFileEdit(request(input), context);
+    if (!prepared.ok) return { result: false, message: prepared.message, errorCode: prepared.errorCode };
+    validated.set(input, prepared.edit);
+    return { result: true };
+  },
+  // Synchronous from the re-read to the write, like Edit.
+  async call(input, context, _canUseTool, parentMessage) {
+    const prepared = reprepareFileEdit(request(input), context, validated.get(input));
+    validated.delete(input);
+    if (!prepared.ok) throw new FileToolError(prepared.message, `multiedit:${prepared.code}`);
+    const { edit } = prepared;
+    commitFileWrite({
+      context,
+      parentMessage,
+      absPath: edit.absPath,
+      bytes: edit.newBytes,
+      text: edit.newText,
+      createParents: edit.creates,
+      coversWholeFile: edit.applied[0]?.strategy === "create" || (edit.state?.coversWholeFile ?? false),
+    });
+    const range = edit.ranges[0] ?? { newStart: 0, newEnd: 0 };
+    const output: MultiEditOutput = {
+      filePath: input.file_path,
+      edits: input.edits.map((e, i) => ({ ...e, ...edit.applied[i] })),
+      originalFile: edit.originalText !== undefined && edit.originalText.length <= ORIGINAL_FILE_MAX_CHARS ? edit.originalText : null,
+      structuredPatch: buildStructuredPatch(edit.oldSource, edit.newSource, edit.ranges),
+      snippet: snippetAround(edit.newSource, range.newStart, range.newEnd),
+    };
+    return { data: output };
+  },
+  mapToolResultToToolResultBlockParam(output: MultiEditOutput, toolUseID: string): ToolResultBlockParam {
+    const notes = output.edits
+      .map((e, i) => {
+        const note = editOutcomeNote(e.strategy, e.shift);
+        const count = e.occurrences > 1 ? ` (${e.occurrences} occurrences)` : "";
+        return note || count ? `- edit ${i + 1}${count}${note}` : "";
+      })
+      .filter(Boolean);
+    const n = output.edits.length;
+    const created = output.edits[0]?.strategy === "create";
+    const plural = (k: number) => `${k} edit${k === 1 ? "" : "s"}`;
+    const head = created ? `Created ${output.filePath} and applied ${plural(n - 1)} to it.` : `Applied ${plural(n)} to ${output.filePath}.`;
+    const body = notes.length ? `${head}\n${notes.join("\n")}` : head;
+    return { type: "tool_result", tool_use_id: toolUseID, content: `${body}\nThe changed region now reads:\n${formatSnippet(output.snippet)}` };
+  },
+});

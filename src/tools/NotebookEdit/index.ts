@@ -1,0 +1,182 @@
+import fs from "node:fs";
+import { z } from "zod";
+import { buildTool } from "../../core/buildTool.js";
+import type { ToolUseContext } from "../../core/Tool.js";
+import type { ToolResultBlockParam } from "../../core/messages.js";
+import type { FileState } from "../../core/fileStateCache.js";
+import { commitFileWrite, readOnlyReason } from "../shared/commit.js";
+import { decodeText, encodeText, sniffEncoding, UnrepresentableTextError } from "../shared/encoding.js";
+import { FileToolError } from "../shared/errors.js";
+import { describeSpecialFile, isNotebookPath } from "../shared/fileKind.js";
+import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
+import { normalizeToLf } from "../shared/lineEndings.js";
+import { cellDisplayId, findCellIndex, notebookLanguage, parseNotebook } from "../shared/notebook.js";
+import { buildStructuredPatch, diffRange, type StructuredPatchHunk } from "../shared/patch.js";
+import { editDenial, missingFileMessage, observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
+import { applyCellEdit, detectJsonLayout, renderEditedNotebook, type EditMode } from "./notebookEdit.js";
+import { NOTEBOOK_EDIT_DESCRIPTION, NOTEBOOK_EDIT_PROMPT } from "./prompt.js";
+
+export const NOTEBOOK_EDIT_TOOL_NAME = "NotebookEdit";
+
+const inputSchema = z.strictObject({
+  notebook_path: z.string().describe("The .ipynb file: absolute, or relative to the working directory"),
+  cell_id: z.string().optional().describe('The cell to replace or delete, or to insert after: its id as Read shows it, or "cell-N" (0-based)'),
+  new_source: z.string().describe("The cell's new source (ignored for delete)"),
+  cell_type: z.enum(["code", "markdown"]).optional().describe("The cell type; required for insert, optional for replace (changes the type)"),
+  edit_mode: z.enum(["replace", "insert", "delete"]).default("replace").describe("replace (default), insert or delete"),
+});
+
+export type NotebookEditInput = z.infer<typeof inputSchema>;
+
+export interface NotebookEditOutput {
+  notebookPath: string;
+  editMode: EditMode;
+  /** The cell replaced, deleted or newly inserted. */
+  cellId: string;
+  cellType: string;
+  newSource: string;
+  language: string;
+  structuredPatch: StructuredPatchHunk[];
+}
+
+interface PreparedNotebookEdit {
+  absPath: string;
+  state: FileState;
+  bytes: Buffer;
+  text: string;
+  originalText: string;
+  cellId: string;
+  cellType: string;
+  language: string;
+}
+
+type Prepared = { ok: true; edit: PreparedNotebookEdit } | { ok: false; code: string; errorCode: number; message: string };
+
+const fail = (code: string, errorCode: number, message: string): Prepared => ({ ok: false, code, errorCode, message });
+
+function listCells(ids: string[]): string {
+  const shown = ids.slice(0, 20).join(", ");
+  return ids.length > 20 ? `${shown}, … (${ids.length} cells)` : shown;
+}
+
+function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext): Prepared {
+  const absPath = resolveToolPath(input.notebook_path, context);
+  const denied = editDenial(absPath, context);
+  if (denied) return fail("denied", 1, `${denied} Do not try to change this file another way.`);
+  if (!isNotebookPath(absPath)) return fail("not_notebook", 2, `${absPath} is not a Jupyter notebook (.ipynb). Use Edit for other files.`);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(absPath);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    return fail("missing", 3, missingFileMessage(absPath, context, "To create a notebook, use Write with the notebook's JSON."));
+  }
+  if (!stat.isFile()) return fail("not_a_file", 4, `${absPath} is ${describeSpecialFile(stat)}, not a notebook file.`);
+
+  const state = lookupFileState(context, absPath);
+  if (!state || state.isPartialView) {
+    return fail("not_read", 5, `${absPath} has not been read in this session. Read the notebook first (it shows each cell's id), then retry.`);
+  }
+  const raw = fs.readFileSync(absPath);
+  const current = { mtimeMs: stat.mtimeMs, size: raw.length };
+  if (checkStaleness(state, current, () => raw).stale) return fail("stale", 6, staleFileMessage(absPath, state, current, "the notebook edit"));
+  const readOnly = readOnlyReason(absPath, stat);
+  if (readOnly) return fail("read_only", 7, `${absPath} cannot be edited: ${readOnly}.`);
+
+  const sniff = sniffEncoding(raw, true);
+  if (sniff.kind !== "text") return fail("invalid", 8, `${absPath} is not a text file, so it is not a valid notebook.`);
+  const originalText = decodeText(raw, sniff.encoding);
+  const parsed = parseNotebook(originalText);
+  if (!parsed.ok) return fail("invalid", 8, `${absPath} cannot be edited as a notebook: ${parsed.error}. Repair it with Edit or Write first.`);
+  const notebook = parsed.notebook;
+  const ids = notebook.cells.map((cell, i) => cellDisplayId(cell, i));
+
+  const mode = input.edit_mode;
+  let index = -1;
+  if (input.cell_id !== undefined) {
+    index = findCellIndex(notebook, input.cell_id);
+    if (index === -1) {
+      const known = ids.length ? ` Its cells are: ${listCells(ids)} (cell-0 … cell-${ids.length - 1} also work, by position).` : " It has no cells.";
+      return fail("cell_not_found", 9, `No cell with id ${JSON.stringify(input.cell_id)} in ${absPath}.${known}`);
+    }
+  } else if (mode !== "insert") {
+    return fail("cell_id_required", 10, `cell_id is required to ${mode} a cell. Read the notebook to see the cell ids.`);
+  }
+  if (mode === "insert" && !input.cell_type) {
+    return fail("cell_type_required", 11, `cell_type ("code" or "markdown") is required to insert a cell.`);
+  }
+
+  const before = notebook.cells.length;
+  const layout = detectJsonLayout(originalText);
+  const edit = { mode, index, newSource: input.new_source, cellType: input.cell_type };
+  const result = applyCellEdit(notebook, edit);
+  const text = renderEditedNotebook(originalText, before, notebook, edit, layout);
+  try {
+    const bytes = encodeText(text, sniff.encoding);
+    return { ok: true, edit: { absPath, state, bytes, text, originalText, cellId: result.cellId, cellType: result.cellType, language: notebookLanguage(notebook) } };
+  } catch (err) {
+    if (err instanceof UnrepresentableTextError) return fail("unrepresentable", 12, err.message);
+    throw err;
+  }
+}
+
+export const NotebookEditTool = buildTool({
+  name: NOTEBOOK_EDIT_TOOL_NAME,
+  searchHint: "jupyter ipynb notebook cell edit insert delete",
+  maxResultSizeChars: 100_000,
+  strict: true,
+  inputSchema,
+  description: () => NOTEBOOK_EDIT_DESCRIPTION,
+  prompt: () => NOTEBOOK_EDIT_PROMPT,
+  userFacingName: () => "Edit Notebook",
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  getPath: (input) => observablePath(input.notebook_path),
+  backfillObservableInput(input: NotebookEditInput, context?: ToolUseContext) {
+    input.notebook_path = observablePath(input.notebook_path, context);
+  },
+  toAutoClassifierInput: (input) => `${input.notebook_path} ${input.edit_mode}: ${input.new_source}`,
+  async checkPermissions(input, context) {
+    return writePermission(resolveToolPath(input.notebook_path, context), context);
+  },
+  async validateInput(input, context) {
+    const prepared = prepareNotebookEdit(input, context);
+    return prepared.ok ? { result: true } : { result: false, message: prepared.message, errorCode: prepared.errorCode };
+  },
+  // Synchronous from the re-read to the write.
+  async call(input, context, _canUseTool, parentMessage) {
+    const prepared = prepareNotebookEdit(input, context);
+    if (!prepared.ok) throw new FileToolError(prepared.message, `notebookedit:${prepared.code}`);
+    const { edit } = prepared;
+    commitFileWrite({
+      context,
+      parentMessage,
+      absPath: edit.absPath,
+      bytes: edit.bytes,
+      text: edit.text,
+      coversWholeFile: edit.state.coversWholeFile ?? false,
+    });
+    const oldLf = normalizeToLf(edit.originalText);
+    const newLf = normalizeToLf(edit.text);
+    const output: NotebookEditOutput = {
+      notebookPath: input.notebook_path,
+      editMode: input.edit_mode,
+      cellId: edit.cellId,
+      cellType: edit.cellType,
+      newSource: input.new_source,
+      language: edit.language,
+      structuredPatch: buildStructuredPatch(oldLf, newLf, diffRange(oldLf, newLf)),
+    };
+    return { data: output };
+  },
+  mapToolResultToToolResultBlockParam(output: NotebookEditOutput, toolUseID: string): ToolResultBlockParam {
+    const where = `${output.notebookPath}`;
+    const text =
+      output.editMode === "delete"
+        ? `Deleted cell ${output.cellId} from ${where}.`
+        : output.editMode === "insert"
+          ? `Inserted a new ${output.cellType} cell with id ${output.cellId} into ${where}.`
+          : `Replaced the source of ${output.cellType} cell ${output.cellId} in ${where}${output.cellType === "code" ? "; its outputs were cleared" : ""}.`;
+    return { type: "tool_result", tool_use_id: toolUseID, content: text };
+  },
+});

@@ -1,0 +1,327 @@
+import fs from "node:fs";
+import fsp, { type FileHandle } from "node:fs/promises";
+import { z } from "zod";
+import { buildTool } from "../../core/buildTool.js";
+import type { ToolUseContext, ValidationResult } from "../../core/Tool.js";
+import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
+import { hashContent } from "../../core/fileStateCache.js";
+import { decodeText, describeEncoding, sniffEncoding, type TextEncoding } from "../shared/encoding.js";
+import { FileToolError } from "../shared/errors.js";
+import {
+  blockedDevicePath,
+  describeSpecialFile,
+  formatBytes,
+  hasBinaryExtension,
+  hasImageExtension,
+  isNotebookPath,
+  isPdfPath,
+} from "../shared/fileKind.js";
+import { lookupFileState, MAX_HASHED_BYTES, recordFileState } from "../shared/fileState.js";
+import { parseNotebook } from "../shared/notebook.js";
+import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, numberLines } from "../shared/readFormat.js";
+import { missingFileMessage, observablePath, readDenial, readPermission, resolveToolPath } from "../shared/toolPaths.js";
+import { MAX_IMAGE_BYTES, sniffImage, type ImageMediaType } from "./image.js";
+import { renderNotebook, type NotebookImage } from "./notebook.js";
+import { extractPdfText, parsePageRange, type PageRange } from "./pdf.js";
+import { READ_DESCRIPTION, READ_PROMPT } from "./prompt.js";
+import { readLineWindow } from "./window.js";
+
+export const READ_TOOL_NAME = "Read";
+/** The text of one result stops growing here (the window ends early and says where to continue). */
+export const MAX_READ_OUTPUT_CHARS = 100_000;
+const SNIFF_BYTES = 64 * 1024;
+/** Above this, "unchanged" is judged on mtime and size; below, on the content hash too. */
+const STUB_HASH_BYTES = 16 * 1024 * 1024;
+const MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024;
+/** readFileState keeps decoded content only for files up to this size (Read decodes them anyway). */
+const CONTENT_CACHE_BYTES = 1024 * 1024;
+
+const inputSchema = z.strictObject({
+  file_path: z.string().describe("The file to read: absolute, or relative to the working directory"),
+  offset: z.number().int().min(0).optional().describe("First line to show, 1-based (for files too long to read at once)"),
+  limit: z.number().int().min(1).optional().describe(`How many lines to show (default ${DEFAULT_READ_LIMIT})`),
+  pages: z.string().optional().describe('PDF only: a page or page range, e.g. "3" or "2-7"'),
+});
+
+export type ReadInput = z.infer<typeof inputSchema>;
+
+export interface TextFileView {
+  filePath: string;
+  /** The lines shown, joined with "\n", without line numbers. */
+  content: string;
+  startLine: number;
+  numLines: number;
+  totalLines: number;
+  truncatedLines: number;
+  stoppedAtOutputCap: boolean;
+  encoding: TextEncoding;
+  /** Set when the bytes did not decode cleanly. */
+  undecodable?: string;
+}
+
+export type ReadOutput =
+  | { type: "text"; file: TextFileView }
+  | { type: "unchanged"; file: { filePath: string; startLine: number; limit: number } }
+  | { type: "image"; file: { filePath: string; base64: string; mediaType: ImageMediaType; originalSize: number; width?: number; height?: number } }
+  | { type: "notebook"; file: { filePath: string; text: string; images: NotebookImage[]; cellCount: number; shownCells: number } }
+  | { type: "pdf"; file: { filePath: string; pages: string[]; first: number; last: number; totalPages?: number; truncated: boolean } };
+
+const refuse = (message: string, errorCode: number): ValidationResult => ({ result: false, message, errorCode });
+
+function statOrError(absPath: string): fs.Stats | NodeJS.ErrnoException {
+  try {
+    return fs.statSync(absPath);
+  } catch (err) {
+    return err as NodeJS.ErrnoException;
+  }
+}
+
+function binaryMessage(absPath: string, reason: string): string {
+  return (
+    `${absPath} is a binary file (${reason}). Read shows text files, images (png, jpg, gif, webp), PDFs and Jupyter notebooks. ` +
+    `To inspect other binaries use Bash, e.g. \`file ${absPath}\` or \`xxd ${absPath} | head\`.`
+  );
+}
+
+function windowOf(input: ReadInput): { offset: number; limit: number } {
+  return { offset: Math.max(1, input.offset ?? 1), limit: input.limit ?? DEFAULT_READ_LIMIT };
+}
+
+async function readHead(handle: FileHandle, bytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(bytes);
+  let filled = 0;
+  while (filled < bytes) {
+    const { bytesRead } = await handle.read(buffer, filled, bytes - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+async function readImage(handle: FileHandle, absPath: string, filePath: string, size: number): Promise<ReadOutput | undefined> {
+  if (size > MAX_IMAGE_BYTES) {
+    throw new FileToolError(
+      `${absPath} is a ${formatBytes(size)} image; images up to ${formatBytes(MAX_IMAGE_BYTES)} can be shown. Make a smaller copy first (e.g. with ImageMagick: convert in.png -resize 50% small.png) and read that.`,
+      "read:image_too_large",
+    );
+  }
+  const bytes = await handle.readFile();
+  const info = sniffImage(bytes);
+  if (!info) return undefined;
+  return { type: "image", file: { filePath, base64: bytes.toString("base64"), mediaType: info.mediaType, originalSize: bytes.length, width: info.width, height: info.height } };
+}
+
+async function readNotebook(handle: FileHandle, absPath: string, filePath: string, stat: fs.Stats, context: ToolUseContext): Promise<ReadOutput | undefined> {
+  if (stat.size > MAX_NOTEBOOK_BYTES) return undefined;
+  const raw = await handle.readFile();
+  const sniff = sniffEncoding(raw, true);
+  if (sniff.kind !== "text") return undefined;
+  const text = decodeText(raw, sniff.encoding);
+  const parsed = parseNotebook(text);
+  if (!parsed.ok) return undefined;
+  const rendered = renderNotebook(parsed.notebook, MAX_READ_OUTPUT_CHARS);
+  recordFileState(context, absPath, {
+    contentHash: hashContent(raw),
+    content: text,
+    mtimeMs: stat.mtimeMs,
+    size: stat.size,
+    timestamp: Date.now(),
+    coversWholeFile: rendered.shownCells === rendered.cellCount,
+  });
+  return { type: "notebook", file: { filePath, text: rendered.text, images: rendered.images, cellCount: rendered.cellCount, shownCells: rendered.shownCells } };
+}
+
+async function readPdf(absPath: string, filePath: string, pages: PageRange | undefined, signal: AbortSignal): Promise<ReadOutput> {
+  const pdf = await extractPdfText(absPath, pages, signal);
+  let used = 0;
+  let truncated = false;
+  const kept: string[] = [];
+  for (const page of pdf.pages) {
+    if (kept.length > 0 && used + page.length > MAX_READ_OUTPUT_CHARS) {
+      truncated = true;
+      break;
+    }
+    kept.push(page);
+    used += page.length;
+  }
+  return { type: "pdf", file: { filePath, pages: kept, first: pdf.first, last: pdf.first + kept.length - 1, totalPages: pdf.totalPages, truncated } };
+}
+
+async function readText(handle: FileHandle, absPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
+  const head = await readHead(handle, SNIFF_BYTES);
+  const sniff = sniffEncoding(head, head.length >= stat.size);
+  if (sniff.kind === "binary") throw new FileToolError(binaryMessage(absPath, sniff.reason), "read:binary");
+  const encoding: TextEncoding = sniff.kind === "text" ? sniff.encoding : "utf8";
+  const { offset, limit } = windowOf(input);
+
+  const previous = lookupFileState(context, absPath);
+  const sameWindow = previous?.offset === offset && previous.limit === limit && !previous.isPartialView;
+  const sameStat = previous?.mtimeMs === stat.mtimeMs && previous.size === stat.size;
+  if (sameWindow && sameStat && stat.size > STUB_HASH_BYTES) return { type: "unchanged", file: { filePath, startLine: offset, limit } };
+
+  const window = await readLineWindow(handle, {
+    encoding,
+    offset,
+    limit,
+    maxLineChars: MAX_LINE_CHARS,
+    maxOutputChars: MAX_READ_OUTPUT_CHARS,
+    hash: stat.size <= MAX_HASHED_BYTES,
+    signal: context.abortController.signal,
+  });
+  if (sameWindow && window.contentHash !== undefined && window.contentHash === previous.contentHash) {
+    return { type: "unchanged", file: { filePath, startLine: offset, limit } };
+  }
+
+  const coversWholeFile = offset === 1 && window.lines.length === window.totalLines && window.truncatedLines === 0;
+  const content = coversWholeFile && window.wholeFile && window.wholeFile.length <= CONTENT_CACHE_BYTES ? decodeText(window.wholeFile, encoding) : undefined;
+  recordFileState(context, absPath, {
+    contentHash: window.contentHash ?? "",
+    content,
+    mtimeMs: stat.mtimeMs,
+    size: stat.size,
+    offset,
+    limit,
+    timestamp: Date.now(),
+    coversWholeFile,
+  });
+  const file: TextFileView = {
+    filePath,
+    content: window.lines.join("\n"),
+    startLine: offset,
+    numLines: window.lines.length,
+    totalLines: window.totalLines,
+    truncatedLines: window.truncatedLines,
+    stoppedAtOutputCap: window.stoppedAtOutputCap,
+    encoding,
+  };
+  if (sniff.kind === "undecodable") file.undecodable = sniff.reason;
+  return { type: "text", file };
+}
+
+function textResult(file: TextFileView): string {
+  const { startLine, numLines, totalLines } = file;
+  if (totalLines === 0) return `The file ${file.filePath} exists but is empty (0 lines).`;
+  if (numLines === 0) {
+    return `The file ${file.filePath} has ${totalLines} line${totalLines === 1 ? "" : "s"}, so offset ${startLine} is past its end. Use an offset from 1 to ${totalLines}.`;
+  }
+  const endLine = startLine + numLines - 1;
+  const notes: string[] = [];
+  if (startLine === 1 && endLine === totalLines) notes.push(`[Lines 1-${endLine} of ${totalLines}: the whole file.]`);
+  else {
+    const more = endLine < totalLines ? ` To continue, call Read with offset=${endLine + 1}.` : "";
+    const why = file.stoppedAtOutputCap ? ` The window ended early because the result reached ${MAX_READ_OUTPUT_CHARS} characters.` : "";
+    notes.push(`[Lines ${startLine}-${endLine} of ${totalLines}.${why}${more}]`);
+  }
+  if (file.truncatedLines) {
+    notes.push(
+      `[${file.truncatedLines} line${file.truncatedLines === 1 ? " was" : "s were"} longer than ${MAX_LINE_CHARS} characters and cut (marked "… [line truncated"). To see a whole line use Bash, e.g. sed -n 'Np' FILE | cut -c1-10000.]`,
+    );
+  }
+  if (file.undecodable) notes.push(`[The file is not clean text: ${file.undecodable}. Undecodable bytes are shown as \uFFFD; Edit will refuse this file.]`);
+  else if (file.encoding !== "utf8") notes.push(`[Encoding: ${describeEncoding(file.encoding)}; edits keep it.]`);
+  return `${numberLines(file.content.split("\n"), startLine)}\n\n${notes.join("\n")}`;
+}
+
+function pdfResult(file: Extract<ReadOutput, { type: "pdf" }>["file"]): string {
+  const body = file.pages.map((page, i) => `--- Page ${file.first + i} ---\n${page.trimEnd()}`).join("\n\n");
+  const total = file.totalPages;
+  const notes: string[] = [`[Pages ${file.first}-${file.last}${total !== undefined ? ` of ${total}` : ""}.`];
+  if (file.truncated) notes.push(`The result reached ${MAX_READ_OUTPUT_CHARS} characters, so it stops there.`);
+  if (total !== undefined && file.last < total) notes.push(`For more, call Read with pages: "${file.last + 1}-${Math.min(total, file.last + 20)}".`);
+  const empty = file.pages.every((p) => p.trim() === "") ? "\nNo text was found on these pages: the PDF may be scanned images without a text layer." : "";
+  return `${body}${empty}\n\n${notes.join(" ")}]`;
+}
+
+export const ReadTool = buildTool({
+  name: READ_TOOL_NAME,
+  searchHint: "view open show file contents lines image pdf notebook",
+  maxResultSizeChars: Number.POSITIVE_INFINITY,
+  strict: true,
+  inputSchema,
+  description: () => READ_DESCRIPTION,
+  prompt: () => READ_PROMPT,
+  userFacingName: () => "Read",
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  getPath: (input) => observablePath(input.file_path),
+  backfillObservableInput(input: ReadInput, context?: ToolUseContext) {
+    input.file_path = observablePath(input.file_path, context);
+  },
+  toAutoClassifierInput: (input) => input.file_path,
+  async checkPermissions(input, context) {
+    return readPermission(resolveToolPath(input.file_path, context), context);
+  },
+  async validateInput(input, context) {
+    const absPath = resolveToolPath(input.file_path, context);
+    const denied = readDenial(absPath, context);
+    if (denied) return refuse(denied, 1);
+    if (input.pages !== undefined) {
+      if (!isPdfPath(absPath)) return refuse(`pages only applies to PDF files; for ${absPath} use offset and limit instead.`, 2);
+      const range = parsePageRange(input.pages);
+      if (typeof range === "string") return refuse(`Invalid pages: ${range}.`, 2);
+    }
+    const blocked = blockedDevicePath(absPath);
+    if (blocked) return refuse(`${blocked}; Read only reads regular files.`, 3);
+    const stat = statOrError(absPath);
+    if (stat instanceof Error) {
+      if (stat.code === "ENOENT" || stat.code === "ENOTDIR") return refuse(missingFileMessage(absPath, context), 4);
+      return refuse(`${absPath} cannot be read: ${stat.message}`, 4);
+    }
+    if (stat.isDirectory()) return refuse(`${absPath} is a directory, not a file. List it with Bash (ls) or find files in it with Glob.`, 5);
+    const special = describeSpecialFile(stat);
+    if (special) return refuse(`${absPath} is ${special}; Read only reads regular files.`, 3);
+    if (hasBinaryExtension(absPath)) return refuse(binaryMessage(absPath, `its extension marks it as one`), 6);
+    return { result: true };
+  },
+  async call(input, context) {
+    const absPath = resolveToolPath(input.file_path, context);
+    const handle = await fsp.open(absPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    try {
+      const stat = await handle.stat();
+      const special = describeSpecialFile(stat);
+      if (special) throw new FileToolError(`${absPath} is ${special}; Read only reads regular files.`, "read:not_a_file");
+      if (hasImageExtension(absPath)) {
+        const image = await readImage(handle, absPath, input.file_path, stat.size);
+        if (image) return { data: image };
+      }
+      if (isPdfPath(absPath)) {
+        const pages = input.pages === undefined ? undefined : (parsePageRange(input.pages) as PageRange);
+        return { data: await readPdf(absPath, input.file_path, pages, context.abortController.signal) };
+      }
+      if (isNotebookPath(absPath)) {
+        const notebook = await readNotebook(handle, absPath, input.file_path, stat, context);
+        if (notebook) return { data: notebook };
+      }
+      return { data: await readText(handle, absPath, input.file_path, stat, input, context) };
+    } finally {
+      await handle.close();
+    }
+  },
+  mapToolResultToToolResultBlockParam(output: ReadOutput, toolUseID: string): ToolResultBlockParam {
+    const block = (content: string | ToolResultContentBlock[]): ToolResultBlockParam => ({ type: "tool_result", tool_use_id: toolUseID, content });
+    switch (output.type) {
+      case "text":
+        return block(textResult(output.file));
+      case "unchanged": {
+        const { filePath, startLine, limit } = output.file;
+        return block(
+          `${filePath} has not changed since you last read it with the same window (from line ${startLine}, up to ${limit} lines), so that earlier result is still accurate; it is not repeated here.`,
+        );
+      }
+      case "image": {
+        const f = output.file;
+        const size = f.width && f.height ? `, ${f.width}×${f.height} px` : "";
+        return block([
+          { type: "text", text: `Image ${f.filePath} (${f.mediaType}${size}, ${formatBytes(f.originalSize)}):` },
+          { type: "image", source: { type: "base64", media_type: f.mediaType, data: f.base64 } },
+        ]);
+      }
+      case "notebook": {
+        const images: ToolResultContentBlock[] = output.file.images.map((img) => ({ type: "image", source: { type: "base64", media_type: img.mediaType, data: img.data } }));
+        return block(images.length ? [{ type: "text", text: output.file.text }, ...images] : output.file.text);
+      }
+      case "pdf":
+        return block(pdfResult(output.file));
+    }
+  },
+});

@@ -1,0 +1,160 @@
+import fs from "node:fs";
+import { z } from "zod";
+import { buildTool } from "../../core/buildTool.js";
+import type { ToolUseContext } from "../../core/Tool.js";
+import type { ToolResultBlockParam } from "../../core/messages.js";
+import type { FileState } from "../../core/fileStateCache.js";
+import { commitFileWrite, readOnlyReason } from "../shared/commit.js";
+import { decodeText, encodeText, sniffEncoding, UnrepresentableTextError, type TextEncoding } from "../shared/encoding.js";
+import { FileToolError } from "../shared/errors.js";
+import { blockedDevicePath, describeSpecialFile } from "../shared/fileKind.js";
+import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
+import { dominantLineEnding, normalizeToLf, toLfView, withLineEnding } from "../shared/lineEndings.js";
+import { buildStructuredPatch, diffRange, type StructuredPatchHunk } from "../shared/patch.js";
+import { editDenial, observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
+import { ORIGINAL_FILE_MAX_CHARS } from "../Edit/index.js";
+import { WRITE_DESCRIPTION, WRITE_PROMPT } from "./prompt.js";
+
+export const WRITE_TOOL_NAME = "Write";
+
+const inputSchema = z.strictObject({
+  file_path: z.string().describe("The file to write: absolute, or relative to the working directory"),
+  content: z.string().describe("The complete new content of the file"),
+});
+
+export type WriteInput = z.infer<typeof inputSchema>;
+
+export interface WriteOutput {
+  type: "create" | "update";
+  filePath: string;
+  content: string;
+  structuredPatch: StructuredPatchHunk[];
+  /** The file before the write; null for new files and files over ORIGINAL_FILE_MAX_CHARS. */
+  originalFile: string | null;
+}
+
+interface PreparedWrite {
+  absPath: string;
+  exists: boolean;
+  bytes: Buffer;
+  text: string;
+  originalText?: string;
+}
+
+type Prepared = { ok: true; write: PreparedWrite } | { ok: false; message: string; code: string; errorCode: number };
+
+const fail = (code: string, errorCode: number, message: string): Prepared => ({ ok: false, code, errorCode, message });
+
+function describeWindow(state: FileState): string {
+  return state.offset !== undefined ? ` (Read showed it from line ${state.offset}, at most ${state.limit ?? "?"} lines, not the whole file)` : "";
+}
+
+/** Every check and the new bytes, synchronously: validation and the critical section share it. */
+function prepareWrite(input: WriteInput, context: ToolUseContext): Prepared {
+  const absPath = resolveToolPath(input.file_path, context);
+  const denied = editDenial(absPath, context);
+  if (denied) return fail("denied", 1, `${denied} Do not try to write this file another way.`);
+  const blocked = blockedDevicePath(absPath);
+  if (blocked) return fail("not_a_file", 2, `${blocked}; Write only writes regular files.`);
+
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(absPath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
+  }
+  if (stat && !stat.isFile()) return fail("not_a_file", 2, `${absPath} is ${describeSpecialFile(stat)}, so Write cannot replace it with a file.`);
+  if (!stat) return { ok: true, write: { absPath, exists: false, bytes: Buffer.from(input.content, "utf8"), text: input.content } };
+
+  let encoding: TextEncoding = "utf8";
+  let originalText = "";
+  if (stat.size > 0) {
+    const state = lookupFileState(context, absPath);
+    if (!state || state.isPartialView) {
+      return fail("not_read", 3, `${absPath} already exists and has not been read in this session. Write replaces the whole file, so Read it first (all of it), then retry. To change only part of it, use Edit.`);
+    }
+    if (!state.coversWholeFile) {
+      return fail(
+        "partial_read",
+        4,
+        `${absPath} exists and you have only seen part of it${describeWindow(state)}. Write replaces the whole file, so lines you have not seen would be lost. Read the whole file first (give Read a limit above its line count), or change it with Edit or MultiEdit.`,
+      );
+    }
+    const raw = fs.readFileSync(absPath);
+    const current = { mtimeMs: stat.mtimeMs, size: raw.length };
+    if (checkStaleness(state, current, () => raw).stale) return fail("stale", 5, staleFileMessage(absPath, state, current, "the write"));
+    const readOnly = readOnlyReason(absPath, stat);
+    if (readOnly) return fail("read_only", 6, `${absPath} cannot be written: ${readOnly}.`);
+    const sniff = sniffEncoding(raw, true);
+    if (sniff.kind === "text") {
+      encoding = sniff.encoding;
+      originalText = decodeText(raw, encoding);
+    }
+  }
+  let text = input.content;
+  if (originalText && dominantLineEnding(toLfView(originalText)) === "CRLF" && !text.includes("\r\n")) text = withLineEnding(text, "CRLF");
+  try {
+    return { ok: true, write: { absPath, exists: true, bytes: encodeText(text, encoding), text, originalText } };
+  } catch (err) {
+    if (err instanceof UnrepresentableTextError) return fail("unrepresentable", 7, err.message);
+    throw err;
+  }
+}
+
+export const WriteTool = buildTool({
+  name: WRITE_TOOL_NAME,
+  searchHint: "create new file overwrite whole file content",
+  maxResultSizeChars: 100_000,
+  strict: true,
+  inputSchema,
+  description: () => WRITE_DESCRIPTION,
+  prompt: () => WRITE_PROMPT,
+  userFacingName: () => "Write",
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  getPath: (input) => observablePath(input.file_path),
+  backfillObservableInput(input: WriteInput, context?: ToolUseContext) {
+    input.file_path = observablePath(input.file_path, context);
+  },
+  toAutoClassifierInput: (input) => `${input.file_path}: ${input.content}`,
+  async checkPermissions(input, context) {
+    return writePermission(resolveToolPath(input.file_path, context), context);
+  },
+  async validateInput(input, context) {
+    const prepared = prepareWrite(input, context);
+    return prepared.ok ? { result: true } : { result: false, message: prepared.message, errorCode: prepared.errorCode };
+  },
+  // Synchronous from the re-read to the write.
+  async call(input, context, _canUseTool, parentMessage) {
+    const prepared = prepareWrite(input, context);
+    if (!prepared.ok) throw new FileToolError(prepared.message, `write:${prepared.code}`);
+    const { write } = prepared;
+    commitFileWrite({ context, parentMessage, absPath: write.absPath, bytes: write.bytes, text: write.text, createParents: !write.exists, coversWholeFile: true });
+    const oldLf = normalizeToLf(write.originalText ?? "");
+    const newLf = normalizeToLf(write.text);
+    const output: WriteOutput = {
+      type: write.exists ? "update" : "create",
+      filePath: input.file_path,
+      content: input.content,
+      structuredPatch: buildStructuredPatch(oldLf, newLf, diffRange(oldLf, newLf)),
+      originalFile: write.exists && oldLf.length <= ORIGINAL_FILE_MAX_CHARS ? (write.originalText ?? "") : null,
+    };
+    return { data: output };
+  },
+  mapToolResultToToolResultBlockParam(output: WriteOutput, toolUseID: string): ToolResultBlockParam {
+    const lines = output.content === "" ? 0 : output.content.split("\n").length - (output.content.endsWith("\n") ? 1 : 0);
+    const size = `${lines} line${lines === 1 ? "" : "s"}`;
+    if (output.type === "create") return { type: "tool_result", tool_use_id: toolUseID, content: `Created ${output.filePath} (${size}).` };
+    let added = 0;
+    let removed = 0;
+    for (const hunk of output.structuredPatch) {
+      for (const line of hunk.lines) {
+        if (line.startsWith("+")) added++;
+        else if (line.startsWith("-")) removed++;
+      }
+    }
+    const change = added || removed ? `: ${added} line${added === 1 ? "" : "s"} added, ${removed} removed` : ": the content was already identical";
+    return { type: "tool_result", tool_use_id: toolUseID, content: `Updated ${output.filePath} (now ${size}${change}).` };
+  },
+});

@@ -11,7 +11,6 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { getBuiltinTools } from "../../src/tools/index.js";
 
 const SECONDS_PER_RUN = 4;
 const WARMUP_CALLS = 50;
@@ -20,11 +19,6 @@ const PARALLEL = 8;
 const require = createRequire(import.meta.url);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const filesystemServer = path.join(path.dirname(require.resolve("@modelcontextprotocol/server-filesystem/package.json")), "dist/index.js");
-// The real entry once the CLI registers Read as a built-in; until then the test fixture, which adds it.
-const serveEntry = getBuiltinTools().some((t) => t.name === "Read")
-  ? path.join(repoRoot, "src/mcp/serveMain.ts")
-  : path.join(repoRoot, "test/mcp/fixtures/serveToolgate.ts");
-
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bench-mcp-")));
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bench-mcp-home-"));
 const file = path.join(dir, "sample.ts");
@@ -62,7 +56,7 @@ async function measure(label: string, call: Caller, parallel: number): Promise<{
   return { perSecond: calls / ((performance.now() - start) / 1000), chars };
 }
 
-const toolgate = await connect(process.execPath, ["--import", "tsx", serveEntry, "--cwd", dir]);
+const toolgate = await connect(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli.ts"), "mcp", "serve", "--cwd", dir]);
 const filesystem = await connect(process.execPath, [filesystemServer, dir]);
 try {
   const tools = (await toolgate.listTools()).tools.map((t) => t.name);

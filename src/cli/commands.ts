@@ -1,9 +1,12 @@
 import path from "node:path";
+import { readFileSync } from "node:fs";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { createSession, type Session, type SessionOptions } from "../session/index.js";
 import { toolToAPISchema } from "../core/apiSchema.js";
-import { findToolByName, isDeferredTool } from "../core/registry.js";
+import { findToolByName, getCurrentTools, isDeferredTool } from "../core/registry.js";
 import { explainPermission } from "../permissions/index.js";
+import { runMcpList, runMcpServe } from "../mcp/index.js";
+import { getBuiltinTools } from "../tools/index.js";
 import { runExec } from "./exec.js";
 
 /** Flags shared by every command that builds a session. */
@@ -18,9 +21,8 @@ export interface SessionFlags {
 }
 
 export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
-  const cwd = path.resolve(flags.cwd ?? process.cwd());
   return {
-    cwd,
+    cwd: path.resolve(flags.cwd ?? process.cwd()),
     settingsFile: flags.settings,
     permissionMode: flags.permissionMode,
     allowedTools: flags.allowedTools,
@@ -29,8 +31,12 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
   };
 }
 
-function openSession(flags: SessionFlags): Session {
-  const session = createSession(sessionOptionsFromFlags(flags));
+function version(): string {
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
+async function openSession(flags: SessionFlags, extra: Partial<SessionOptions> = {}): Promise<Session> {
+  const session = await createSession({ ...sessionOptionsFromFlags(flags), ...extra });
   for (const warning of session.warnings) process.stderr.write(`[toolgate] warning: ${warning}\n`);
   return session;
 }
@@ -45,8 +51,11 @@ function refuseWithoutRequiredSettings(session: Session): boolean {
 }
 
 export async function execCommand(flags: SessionFlags & { verbose?: boolean }): Promise<number> {
-  const session = openSession(flags);
-  if (refuseWithoutRequiredSettings(session)) return 2;
+  const session = await openSession(flags, { mcpConfigFiles: flags.mcpConfig ?? [] });
+  if (refuseWithoutRequiredSettings(session)) {
+    await session.close();
+    return 2;
+  }
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
@@ -72,32 +81,6 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
   }
 }
 
-export async function toolsCommand(flags: SessionFlags & { json?: boolean }): Promise<number> {
-  const session = openSession(flags);
-  const { tools } = session.context.options;
-  const options = { tools, permissionContext: session.context.getAppState().toolPermissionContext };
-  const described = await Promise.all(
-    tools.map(async (tool) => ({
-      ...(await toolToAPISchema(tool, options)),
-      aliases: tool.aliases ?? [],
-      deferred: isDeferredTool(tool),
-      readOnly: safeFlag(() => tool.isReadOnly({})),
-    })),
-  );
-  if (flags.json) {
-    process.stdout.write(`${JSON.stringify(described, null, 2)}\n`);
-  } else {
-    const width = Math.max(4, ...described.map((t) => t.name.length));
-    for (const t of described) {
-      const firstLine = t.description.split("\n").find((l) => l.trim()) ?? "";
-      const tags = [t.aliases.length ? `alias ${t.aliases.join(", ")}` : "", t.deferred ? "deferred" : ""].filter(Boolean).join("; ");
-      process.stdout.write(`${t.name.padEnd(width)}  ${firstLine}${tags ? ` [${tags}]` : ""}\n`);
-    }
-  }
-  await session.close();
-  return 0;
-}
-
 /** isReadOnly of a tool whose answer depends on its input (Bash) may throw on an empty one. */
 function safeFlag(read: () => boolean): boolean | "depends on input" {
   try {
@@ -107,10 +90,39 @@ function safeFlag(read: () => boolean): boolean | "depends on input" {
   }
 }
 
-export async function explainCommand(toolName: string, input: string, flags: SessionFlags): Promise<number> {
-  const session = openSession(flags);
+export async function toolsCommand(flags: SessionFlags & { json?: boolean }): Promise<number> {
+  const session = await openSession(flags, { mcpConfigFiles: flags.mcpConfig ?? [] });
   try {
-    const tool = findToolByName(session.context.options.tools, toolName);
+    const tools = getCurrentTools(session.context);
+    const options = { tools, permissionContext: session.context.getAppState().toolPermissionContext };
+    const described = await Promise.all(
+      tools.map(async (tool) => ({
+        ...(await toolToAPISchema(tool, options)),
+        aliases: tool.aliases ?? [],
+        deferred: isDeferredTool(tool),
+        readOnly: safeFlag(() => tool.isReadOnly({})),
+      })),
+    );
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify(described, null, 2)}\n`);
+    } else {
+      const width = Math.max(4, ...described.map((t) => t.name.length));
+      for (const t of described) {
+        const firstLine = t.description.split("\n").find((l) => l.trim()) ?? "";
+        const tags = [t.aliases.length ? `alias ${t.aliases.join(", ")}` : "", t.deferred ? "deferred" : ""].filter(Boolean).join("; ");
+        process.stdout.write(`${t.name.padEnd(width)}  ${firstLine}${tags ? ` [${tags}]` : ""}\n`);
+      }
+    }
+    return 0;
+  } finally {
+    await session.close();
+  }
+}
+
+export async function explainCommand(toolName: string, input: string, flags: SessionFlags): Promise<number> {
+  const session = await openSession(flags, { mcpConfigFiles: flags.mcpConfig });
+  try {
+    const tool = findToolByName(getCurrentTools(session.context), toolName);
     if (!tool) {
       process.stderr.write(`toolgate: no such tool: ${toolName}. Run "toolgate tools" to list them.\n`);
       return 2;
@@ -123,12 +135,34 @@ export async function explainCommand(toolName: string, input: string, flags: Ses
   }
 }
 
-export async function mcpListCommand(_flags: SessionFlags & { json?: boolean }): Promise<number> {
-  process.stderr.write("toolgate: mcp list is not wired yet\n");
-  return 2;
+export async function mcpListCommand(flags: SessionFlags & { json?: boolean }): Promise<number> {
+  const session = await openSession(flags);
+  try {
+    return await runMcpList({
+      projectDir: session.context.getAppState().toolPermissionContext.cwd,
+      configFiles: flags.mcpConfig,
+      settings: session.context.options.settings,
+      json: flags.json,
+    });
+  } finally {
+    await session.close();
+  }
 }
 
-export async function mcpServeCommand(_flags: SessionFlags & { http?: string }): Promise<number> {
-  process.stderr.write("toolgate: mcp serve is not wired yet\n");
-  return 2;
+export async function mcpServeCommand(flags: SessionFlags & { http?: string }): Promise<number> {
+  const probe = await openSession(flags);
+  await probe.close();
+  if (refuseWithoutRequiredSettings(probe)) return 2;
+  // ToolSearch only matters to a model with deferred tools; an MCP client already sees every served tool.
+  const tools = getBuiltinTools().filter((t) => t.name !== "ToolSearch");
+  return runMcpServe({
+    tools,
+    // One session per connection, settings read afresh, so a long-running server sees edited rules.
+    createSession: async (request) => {
+      const session = await createSession({ ...sessionOptionsFromFlags(flags), tools, interactive: request.canElicit });
+      return { context: session.context, canUseTool: session.canUseTool, close: () => session.close() };
+    },
+    http: flags.http === undefined ? undefined : Number(flags.http),
+    serverInfo: { name: "toolgate", version: version() },
+  });
 }

@@ -13,6 +13,7 @@ export {
   isDeferredTool,
   getToolsForModel,
   getDeferredToolNames,
+  getCurrentTools,
 } from "./registry.js";
 export {
   createToolUseContext,

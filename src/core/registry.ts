@@ -1,4 +1,4 @@
-import type { AnyTool, Tools } from "./Tool.js";
+import type { AnyTool, Tools, ToolUseContext } from "./Tool.js";
 
 export function toolMatchesName(tool: Pick<AnyTool, "name" | "aliases">, name: string): boolean {
   return tool.name === name || (tool.aliases?.includes(name) ?? false);
@@ -44,4 +44,9 @@ export function getToolsForModel(tools: Tools, loadedDeferredTools: ReadonlySet<
 /** Names of deferred tools not loaded yet, announced to the model by name only. */
 export function getDeferredToolNames(tools: Tools, loadedDeferredTools: ReadonlySet<string>): string[] {
   return tools.filter((t) => t.isEnabled() && isDeferredTool(t) && !loadedDeferredTools.has(t.name)).map((t) => t.name);
+}
+
+/** The session's tools right now: MCP servers may have changed theirs since the context was made. */
+export function getCurrentTools(context: ToolUseContext): Tools {
+  return context.options.refreshTools?.() ?? context.options.tools;
 }

@@ -3,7 +3,7 @@ import type { AnyObject, AnyTool, CanUseToolFn, HookPermissionDecision, ToolResu
 import type { AssistantMessage, Message, TextBlock, ToolResultBlockParam, ToolUseBlock } from "./messages.js";
 import type { PermissionDecision } from "./permissionTypes.js";
 import type { HookNotice } from "./hookTypes.js";
-import { findToolByName, isDeferredTool } from "./registry.js";
+import { findToolByName, getCurrentTools, isDeferredTool } from "./registry.js";
 import { formatZodIssues, parseToolInput } from "./validation.js";
 import { AbortError, classifyToolError, formatError, isAbortError } from "./errors.js";
 import { mapToolResultToToolResultBlockParam, maybePersistLargeToolResult } from "./results.js";
@@ -168,7 +168,7 @@ async function* pipeline(
 
   // 1. find the tool
   const name = typeof toolUse.name === "string" ? toolUse.name : String(toolUse.name);
-  const tools = context.options.refreshTools?.() ?? context.options.tools;
+  const tools = getCurrentTools(context);
   const tool =
     findToolByName(tools, name) ?? context.options.builtinTools?.find((t) => t.aliases?.includes(name));
   if (!tool || !tool.isEnabled()) {

@@ -1,6 +1,6 @@
 import type { AnyTool, CanUseToolFn, ToolUseContext } from "./Tool.js";
 import type { AssistantMessage, ToolResultBlockParam, ToolUseBlock, UserMessage, TextBlock } from "./messages.js";
-import { findToolByName } from "./registry.js";
+import { findToolByName, getCurrentTools } from "./registry.js";
 import { parseToolInput } from "./validation.js";
 import { AbortError } from "./errors.js";
 import { createAsyncQueue } from "./asyncQueue.js";
@@ -24,7 +24,7 @@ export function getMaxToolUseConcurrency(context: ToolUseContext): number {
 
 /** Whether this call may run beside others: false when the tool is unknown, the input does not parse, or the check throws. */
 export function isToolUseConcurrencySafe(block: ToolUseBlock, context: ToolUseContext): boolean {
-  const tools = context.options.refreshTools?.() ?? context.options.tools;
+  const tools = getCurrentTools(context);
   const tool = findToolByName(tools, block.name);
   if (!tool) return false;
   try {

@@ -37,5 +37,4 @@ export {
 } from "./server/createServer.js";
 export { serveStdio, serveHttp, MCP_HTTP_PATH, type HttpServeHandle } from "./server/transports.js";
 export { createElicitationCanUseTool } from "./server/permissionPrompt.js";
-export { createMcpSessionFactory, type McpSessionFactoryOptions } from "./session.js";
 export { runMcpList, runMcpServe, collectMcpList, formatMcpList, type McpListOptions, type McpListReport, type McpServeOptions } from "./cli.js";

@@ -57,6 +57,7 @@ export const settingsSchema = z.looseObject({
   glob: z.looseObject({ includeHidden: z.boolean().optional(), respectGitignore: z.boolean().optional() }).optional(),
   grep: z.looseObject({ timeoutMs: positiveMs.optional() }).optional(),
   mcp: z.looseObject({ connectTimeoutMs: positiveMs.optional(), callTimeoutMs: positiveMs.optional() }).optional(),
+  toolSearch: z.looseObject({ resultFormat: z.enum(["references", "schemas", "both"]).optional() }).optional(),
 });
 
 function formatPath(path: readonly PropertyKey[]): string {

@@ -48,6 +48,8 @@ export interface Settings {
   grep?: { timeoutMs?: number };
   /** MCP client: timeouts in milliseconds. */
   mcp?: { connectTimeoutMs?: number; callTimeoutMs?: number };
+  /** ToolSearch: hand loaded tools back as tool_reference blocks, as schema text, or both (default). */
+  toolSearch?: { resultFormat?: "references" | "schemas" | "both" };
   [key: string]: unknown;
 }
 

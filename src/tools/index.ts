@@ -1,6 +1,43 @@
 import type { Tools } from "../core/Tool.js";
+import { BashTool } from "./Bash/index.js";
+import { EditTool } from "./Edit/index.js";
+import { GlobTool } from "./Glob/index.js";
+import { GrepTool } from "./Grep/index.js";
+import { MultiEditTool } from "./MultiEdit/index.js";
+import { NotebookEditTool } from "./NotebookEdit/index.js";
+import { ReadTool } from "./Read/index.js";
+import { TaskOutputTool } from "./TaskOutput/index.js";
+import { TaskStopTool } from "./TaskStop/index.js";
+import { ToolSearchTool } from "./ToolSearch/index.js";
+import { WriteTool } from "./Write/index.js";
+
+export {
+  BashTool,
+  EditTool,
+  GlobTool,
+  GrepTool,
+  MultiEditTool,
+  NotebookEditTool,
+  ReadTool,
+  TaskOutputTool,
+  TaskStopTool,
+  ToolSearchTool,
+  WriteTool,
+};
 
 /** Every built-in tool, in the order they are presented to the model. */
 export function getBuiltinTools(): Tools {
-  return [];
+  return [
+    BashTool,
+    GlobTool,
+    GrepTool,
+    ReadTool,
+    EditTool,
+    MultiEditTool,
+    WriteTool,
+    NotebookEditTool,
+    TaskOutputTool,
+    TaskStopTool,
+    ToolSearchTool,
+  ];
 }

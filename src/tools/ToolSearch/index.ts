@@ -2,7 +2,7 @@ import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext, Tools } from "../../core/Tool.js";
 import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
-import { getDeferredToolNames, isDeferredTool } from "../../core/registry.js";
+import { getCurrentTools, getDeferredToolNames, isDeferredTool } from "../../core/registry.js";
 import { toolToAPISchema, type ToolAPISchema } from "../../core/apiSchema.js";
 import { searchTools, type ToolSearchMatch } from "./search.js";
 import { TOOL_SEARCH_DESCRIPTION, TOOL_SEARCH_TOOL_NAME, getToolSearchPrompt } from "./prompt.js";
@@ -35,12 +35,8 @@ export interface ToolSearchOutput extends ToolSearchMatch {
 }
 
 export function getToolSearchResultFormat(context: ToolUseContext): ToolSearchResultFormat {
-  const configured = (context.options.settings.toolSearch as { resultFormat?: unknown } | undefined)?.resultFormat;
+  const configured = context.options.settings.toolSearch?.resultFormat;
   return RESULT_FORMATS.includes(configured as ToolSearchResultFormat) ? (configured as ToolSearchResultFormat) : "both";
-}
-
-function currentTools(context: ToolUseContext): Tools {
-  return context.options.refreshTools?.() ?? context.options.tools;
 }
 
 function listNames(names: readonly string[]): string {
@@ -82,7 +78,7 @@ export const ToolSearchTool = buildTool<ToolSearchInput, ToolSearchOutput>({
     return { behavior: "allow", updatedInput: input, decisionReason: { type: "tool", reason: "ToolSearch only loads tool schemas" } };
   },
   async call({ query, max_results }, context) {
-    const tools = currentTools(context);
+    const tools = getCurrentTools(context);
     const descriptions = new Map<string, string>();
     await Promise.all(
       tools

@@ -511,6 +511,11 @@ export function analyzeCommand(command: string): BashAnalysis {
   return analysis;
 }
 
+/** Forget memoised analyses (benchmarks measure the cold path). */
+export function clearAnalysisCache(): void {
+  cache.clear();
+}
+
 export function analyzeCommandUncached(command: string): BashAnalysis {
   const analysis: BashAnalysis = { parts: [], redirects: [], complexity: [], directoryChanges: [] };
   const walk: Walk = { analysis, shellDepth: 0, nodes: 0 };

@@ -1,5 +1,5 @@
 export { bashParserStatus, parseBash } from "./parser.js";
-export { analyzeCommand, analyzeCommandUncached, ANALYSIS_LIMITS, type BashAnalysis, type CommandPart, type RedirectPart, type PathArgument } from "./analyze.js";
+export { analyzeCommand, analyzeCommandUncached, clearAnalysisCache, ANALYSIS_LIMITS, type BashAnalysis, type CommandPart, type RedirectPart, type PathArgument } from "./analyze.js";
 export {
   checkBashCommandPermission,
   isReadOnlyCommand,

@@ -4,7 +4,8 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { AbortError, TelemetrySafeError } from "../../core/errors.js";
 import type { ToolPermissionContext } from "../../core/permissionTypes.js";
-import { matchingReadDenyRule, readDenyGlobsForRoot } from "../../permissions/index.js";
+import { readDenyGlobsForRoot } from "../../permissions/index.js";
+import { createReadDenyFilter } from "./denyFilter.js";
 import {
   BASE_ARGS,
   DEFAULT_SEARCH_TIMEOUT_MS,
@@ -132,9 +133,8 @@ export async function globSearch(options: GlobSearchOptions): Promise<GlobSearch
   if (isFatalRipgrepError(outcome)) {
     throw new TelemetrySafeError(`ripgrep could not list files: ${outcome.stderr}`, "Glob: ripgrep failed");
   }
-  const absolute = found
-    .map((relative) => path.join(root, relative))
-    .filter((file) => matchingReadDenyRule(file, options.permissionContext) === undefined);
+  const allowed = createReadDenyFilter(options.permissionContext);
+  const absolute = found.map((relative) => path.join(root, relative)).filter(allowed);
   const files = await sortNewestFirst(absolute, options.signal);
   return outcome.stopped ? { files, partial: outcome.stopped } : { files };
 }

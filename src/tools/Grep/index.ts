@@ -132,7 +132,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
         page,
         lines: items.map((record) => ({ ...record, path: shown(record.path) })),
         numLines: result.lines.length,
-        numFiles: new Set(result.lines.map((record) => record.path)).size,
+        numFiles: result.lineFiles,
         showLineNumbers: input["-n"] ?? true,
         showSeparators: input["-A"] !== undefined || input["-B"] !== undefined || input["-C"] !== undefined,
       };

@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { AbortError, TelemetrySafeError } from "../../core/errors.js";
 import type { ToolPermissionContext } from "../../core/permissionTypes.js";
-import { matchingReadDenyRule, readDenyGlobsForRoot } from "../../permissions/index.js";
+import { readDenyGlobsForRoot } from "../../permissions/index.js";
 import { isFatalRipgrepError, runRipgrep, type RipgrepOutcome } from "../shared/ripgrep.js";
+import { createReadDenyFilter } from "../Glob/denyFilter.js";
 import { sortNewestFirst } from "../Glob/newestFirst.js";
 import { buildGrepArgs, type GrepArgsInput } from "./args.js";
 import { createRecordParser, type ContentRecord } from "./parse.js";
@@ -32,6 +33,8 @@ export interface GrepSearchResult {
   files: string[];
   /** content: grouped by file, files in path order. */
   lines: ContentRecord[];
+  /** content: files the lines come from. */
+  lineFiles: number;
   /** count: per file, in path order. */
   counts: Array<{ path: string; count: number }>;
   /** Explicitly searched binary files that match (content mode shows no lines for them). */
@@ -88,20 +91,12 @@ export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearch
   const isFile = stat !== undefined && !stat.isDirectory();
   const searchDir = isFile ? path.dirname(options.target) : options.target;
   const rgTarget = isFile ? `./${path.basename(options.target)}` : ".";
-  const empty: GrepSearchResult = { files: [], lines: [], counts: [], binaryFiles: [], warnings: [] };
+  const empty: GrepSearchResult = { files: [], lines: [], lineFiles: 0, counts: [], binaryFiles: [], warnings: [] };
   const denyGlobs = readDenyGlobsForRoot(options.permissionContext, searchDir);
   if (denyGlobs.includes("**")) return empty;
 
-  const denied = new Map<string, boolean>();
+  const allowed = createReadDenyFilter(options.permissionContext);
   const absolute = (relative: string) => path.join(searchDir, relative);
-  const allowed = (abs: string) => {
-    let isDenied = denied.get(abs);
-    if (isDenied === undefined) {
-      isDenied = matchingReadDenyRule(abs, options.permissionContext) !== undefined;
-      denied.set(abs, isDenied);
-    }
-    return !isDenied;
-  };
 
   const files: string[] = [];
   const linesByFile = new Map<string, ContentRecord[]>();
@@ -116,6 +111,10 @@ export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearch
     };
   } else {
     const parse = createRecordParser(options.mode);
+    // consecutive lines come from the same file: resolve its path and group once per run of lines
+    let lastRelative: string | undefined;
+    let lastGroup: ContentRecord[] = [];
+    let lastAbsolute = "";
     onRecord = (raw) => {
       const parsed = parse(raw);
       if (!parsed) return;
@@ -124,11 +123,17 @@ export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearch
         counts.push({ path: absolute(parsed.path), count: parsed.count });
         matchCount += parsed.count;
       } else {
-        const abs = absolute(parsed.record.path);
-        let group = linesByFile.get(abs);
-        if (!group) linesByFile.set(abs, (group = []));
-        group.push({ ...parsed.record, path: abs });
-        if (parsed.record.isMatch) matchCount++;
+        const record = parsed.record;
+        if (record.path !== lastRelative) {
+          lastRelative = record.path;
+          lastAbsolute = absolute(record.path);
+          let group = linesByFile.get(lastAbsolute);
+          if (!group) linesByFile.set(lastAbsolute, (group = []));
+          lastGroup = group;
+        }
+        record.path = lastAbsolute;
+        lastGroup.push(record);
+        if (record.isMatch) matchCount++;
       }
     };
   }
@@ -152,12 +157,11 @@ export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearch
   if (isFatalRipgrepError(outcome)) throw new GrepSearchError(outcome.stderr);
 
   const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const lineFiles = [...linesByFile.keys()].filter(allowed).sort();
   const result: GrepSearchResult = {
     files: await sortNewestFirst(files.filter(allowed), options.signal),
-    lines: [...linesByFile.keys()]
-      .filter(allowed)
-      .sort()
-      .flatMap((file) => linesByFile.get(file) ?? []),
+    lines: lineFiles.flatMap((file) => linesByFile.get(file) ?? []),
+    lineFiles: lineFiles.length,
     counts: counts.filter((entry) => allowed(entry.path)).sort(byPath),
     binaryFiles: binaryFiles.filter(allowed),
     warnings: filePathWarnings(outcome),

@@ -271,6 +271,17 @@ describe("Grep: permissions", () => {
     expect((await run(ctx, "Grep", { pattern: "token", output_mode: "content" })).text).toBe("No matches found");
   });
 
+  it("does not follow symbolic links out of the searched tree", async () => {
+    const cwd = tempDir();
+    const outside = tempDir("toolgate-outside-");
+    writeTree(outside, { "private.txt": "token=outside\n", "dir/more.txt": "token=outside\n" });
+    writeTree(cwd, { "own.txt": "token=own\n" });
+    fs.symlinkSync(path.join(outside, "private.txt"), path.join(cwd, "link.txt"));
+    fs.symlinkSync(path.join(outside, "dir"), path.join(cwd, "linkdir"));
+    const r = await run(searchSession({ cwd }), "Grep", { pattern: "token", output_mode: "content" });
+    expect(r.text).toBe("own.txt:1:token=own");
+  });
+
   it("asks before searching outside the working directories", async () => {
     const cwd = tempDir();
     const other = tempDir("toolgate-other-");

@@ -28,7 +28,7 @@ export interface LineDifference {
 export interface ClosestRegion {
   startLine: number;
   endLine: number;
-  /** Lines of old_string equal to their counterpart here, ignoring whitespace and typography. */
+  /** Lines of old_string equal to their counterpart here, ignoring whitespace, typography and case. */
   similarLines: number;
   oldLineCount: number;
   excerpt: string;
@@ -46,7 +46,8 @@ export interface NoMatchDiagnosis {
   caseInsensitiveLine?: number;
 }
 
-const key = (line: string) => normalizeTypography(line).trim().replace(/\s+/g, " ");
+/** A line as compared for closeness: typography, whitespace runs and letter case do not count. */
+const key = (line: string) => normalizeTypography(line).trim().replace(/\s+/g, " ").toLowerCase();
 
 function oldLinesOf(oldString: string): string[] {
   const lines = oldString.split("\n");
@@ -132,8 +133,8 @@ function explainDifference(fileText: string, oldText: string): string {
     const oldIndent = oldText.slice(0, oldText.length - oldText.trimStart().length);
     return `indentation differs: the file has ${indentWords(fileIndent)}, old_string has ${indentWords(oldIndent)}`;
   }
-  if (key(fileText) === key(oldText)) return "quotes, dashes or spacing inside the line differ";
   if (fileText.toLowerCase() === oldText.toLowerCase()) return "letter case differs";
+  if (key(fileText) === key(oldText)) return "quotes, dashes, spacing or letter case inside the line differ";
   return "the text differs";
 }
 
@@ -241,7 +242,7 @@ export function formatNoMatchMessage(shownPath: string, diagnosis: NoMatchDiagno
   if (c) {
     const range = c.startLine === c.endLine ? `line ${c.startLine}` : `lines ${c.startLine}-${c.endLine}`;
     parts.push(
-      `The closest part of the file is ${range} (${c.similarLines} of old_string's ${c.oldLineCount} line${c.oldLineCount === 1 ? "" : "s"} match there apart from whitespace):\n${c.excerpt}`,
+      `The closest part of the file is ${range} (${c.similarLines} of old_string's ${c.oldLineCount} line${c.oldLineCount === 1 ? "" : "s"} are nearly identical there):\n${c.excerpt}`,
     );
     const d = c.firstDifference;
     if (d) {

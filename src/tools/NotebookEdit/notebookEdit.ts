@@ -77,7 +77,7 @@ export interface JsonLayout {
 /** How the notebook file was formatted, so rewriting it changes only the edited cell. */
 export function detectJsonLayout(text: string): JsonLayout {
   const indentMatch = /^\{\r?\n([ \t]+)\S/.exec(text);
-  const asciiOnly = !/[^\x00-\x7f]/.test(text) && /\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])[0-9a-fA-F]{2}/.test(text);
+  const asciiOnly = !/[^\x00-\x7f]/.test(text) && /\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})/.test(text);
   return { indent: indentMatch ? indentMatch[1] : "", trailingNewline: /\n$/.test(text), asciiOnly };
 }
 

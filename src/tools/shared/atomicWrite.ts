@@ -21,16 +21,22 @@ export function resolveWriteTarget(filePath: string): string {
     try {
       stat = fs.lstatSync(current);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return current;
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return inRealDirectory(current);
       throw err;
     }
-    if (!stat.isSymbolicLink()) {
-      // The directories on the way may be links too; the real directory is where the temp file must go.
-      return path.join(fs.realpathSync(path.dirname(current)), path.basename(current));
-    }
+    if (!stat.isSymbolicLink()) return inRealDirectory(current);
     current = path.resolve(path.dirname(current), fs.readlinkSync(current));
   }
   throw Object.assign(new Error(`Too many levels of symbolic links: ${filePath}`), { code: "ELOOP" });
+}
+
+/** The directories on the way may be links too; the temp file goes in the real directory (if it exists yet). */
+function inRealDirectory(filePath: string): string {
+  try {
+    return path.join(fs.realpathSync(path.dirname(filePath)), path.basename(filePath));
+  } catch {
+    return filePath;
+  }
 }
 
 function tempPrefix(base: string): string {

@@ -135,6 +135,9 @@ const CASES: Case[] = [
   { command: 'eval "rm -rf /"', expect: "deny" },
   { command: "for f in a b; do rm $f; done", expect: "deny" },
   { command: "f() { rm -rf /; }; f", expect: "deny" },
+  { command: "trap 'rm -rf ~' EXIT; ls", expect: "deny" },
+  { command: "sudo sh -c 'rm x'", expect: "deny" },
+  { command: "ls | xargs sh -c 'rm \"$@\"' _", expect: "deny" },
   { command: "echo 'unterminated; rm x", expect: "ask" },
 
   // asked: something needs a human
@@ -172,11 +175,16 @@ const CASES: Case[] = [
   { command: "tee out.txt < README.md", expect: "ask" },
   { command: "ls $HOME", expect: "ask" },
   { command: "for PATH in /tmp; do ls; done", expect: "ask" },
+  { command: "echo $(PATH=/tmp/evil; ls)", expect: "ask" },
+  { command: "cat <(IFS=x; ls)", expect: "ask" },
+  { command: "x=1; echo $x", expect: "allow" },
   { command: "printf -v PATH /tmp; ls", expect: "ask" },
   { command: "declare -i n; n='a[$(id)]'", expect: "ask" },
   { command: "echo hi > $OUT", expect: "ask" },
   { command: "npm test && echo done > /etc/motd", expect: "ask" },
   { command: "ls src/../../", expect: "ask" },
+  { command: "trap 'echo bye' EXIT", expect: "ask" },
+  { command: 'trap "$CLEANUP" EXIT', expect: "ask" },
 ]
 
 describe("Bash permission matcher: adversarial table", () => {

@@ -207,6 +207,17 @@ function addCommand(walk: Walk, words: Word[], assignments: Assignment[]): void 
   }
   if (name === "source" || name === ".") addComplexity(walk, `${name} runs a script file whose contents cannot be checked`);
 
+  if (name === "trap" && final.length >= 3) {
+    // the handler is code that runs later in this shell: its commands are parts too
+    const handler = final[1];
+    if (handler.value === undefined) addComplexity(walk, "the code given to trap is not a literal");
+    else if (handler.value !== "-" && handler.value !== "") analyzeScript(walk, handler.value);
+  }
+
+  // `sudo sh -c '…'`: the script still runs; its parts make the verdict stricter, never looser
+  const denyShell = forDeny.wrappers.some((w) => w === "sudo" || w === "doas") ? shellScriptOf(forDeny.words) : undefined;
+  if (denyShell && "script" in denyShell && denyShell.script.value !== undefined) analyzeScript(walk, denyShell.script.value);
+
   const shell = shellScriptOf(final);
   if (shell) {
     if ("complex" in shell) {
@@ -425,7 +436,8 @@ function checkTestCommand(walk: Walk, node: SyntaxNode): void {
   }
 }
 
-const ASSIGNMENT_PARENTS = new Set(["program", "list", "variable_assignments", "compound_statement", "subshell", "do_group", "if_statement", "elif_clause", "else_clause", "case_item", "pipeline", "redirected_statement", "negated_command", "function_definition"]);
+/** Where a variable_assignment is not a statement of its own: a command's prefix, a declaration, a C-style for header. */
+const NON_STATEMENT_ASSIGNMENT_PARENTS = new Set(["command", "declaration_command", "c_style_for_statement"]);
 
 function visitTree(walk: Walk, root: SyntaxNode): void {
   const stack: Array<{ node: SyntaxNode; depth: number }> = [{ node: root, depth: 0 }];
@@ -455,7 +467,7 @@ function visitTree(walk: Walk, root: SyntaxNode): void {
         addDeclaration(walk, node);
         break;
       case "variable_assignment":
-        if (node.parent && ASSIGNMENT_PARENTS.has(node.parent.type)) addBareAssignment(walk, node);
+        if (!node.parent || !NON_STATEMENT_ASSIGNMENT_PARENTS.has(node.parent.type)) addBareAssignment(walk, node);
         break;
       case "for_statement": {
         // `for PATH in /tmp; do …` assigns the loop variable like `PATH=/tmp`

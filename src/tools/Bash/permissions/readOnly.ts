@@ -165,7 +165,7 @@ const READ_ONLY_COMMANDS: Record<string, ReadOnlySpec> = {
   grep: FILES,
   egrep: FILES,
   fgrep: FILES,
-  rg: { readsFiles: true, check: (args) => !hasAny(args, ["--pre"]) },
+  rg: { readsFiles: true, check: (args) => !hasAny(args, ["--pre", "--hostname-bin"]) },
   find: { readsFiles: true, check: (args) => !hasAny(args, FIND_ACTIONS) },
   fd: { readsFiles: true, check: (args) => !hasAny(args, ["-x", "--exec", "-X", "--exec-batch"]) },
   tree: { readsFiles: true, check: (args) => !hasAny(args, ["-o"]) },

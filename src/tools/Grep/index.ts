@@ -9,7 +9,7 @@ import { DEFAULT_SEARCH_TIMEOUT_MS } from "../shared/ripgrep.js";
 import { observablePath } from "../Glob/inputPath.js";
 import { splitGlobList } from "./args.js";
 import { formatGrepResult, isFailedSearch, type GrepOutput, type GrepPage } from "./output.js";
-import { grepSearch, type GrepProgress } from "./search.js";
+import { contentPage, grepSearch, type GrepProgress } from "./search.js";
 import { GREP_DEFAULT_HEAD_LIMIT, GREP_DESCRIPTION, GREP_TOOL_NAME, grepPrompt } from "./prompt.js";
 
 const count = () => z.number().int().nonnegative();
@@ -125,14 +125,16 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
       const { items, page } = paginate(result.files, offset, headLimit);
       output = { ...common, mode, page, filenames: items.map(shown), numFiles: result.files.length };
     } else if (mode === "content") {
-      const { items, page } = paginate(result.lines, offset, headLimit);
+      const lines = contentPage(result.content, offset, headLimit);
+      const end = headLimit > 0 ? offset + headLimit : result.numLines;
+      const page: GrepPage = { offset, headLimit, shown: lines.length, total: result.numLines, hasMore: end < result.numLines };
       output = {
         ...common,
         mode,
         page,
-        lines: items.map((record) => ({ ...record, path: shown(record.path) })),
-        numLines: result.lines.length,
-        numFiles: result.lineFiles,
+        lines: lines.map((record) => ({ ...record, path: shown(record.path) })),
+        numLines: result.numLines,
+        numFiles: result.content.length,
         showLineNumbers: input["-n"] ?? true,
         showSeparators: input["-A"] !== undefined || input["-B"] !== undefined || input["-C"] !== undefined,
       };

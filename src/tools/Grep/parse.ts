@@ -11,8 +11,9 @@ export interface ContentRecord {
   isMatch: boolean;
 }
 
+/** A content record is kept as rg printed it and only parsed into a ContentRecord when it is shown. */
 export type ParsedRecord =
-  | { kind: "content"; record: ContentRecord }
+  | { kind: "content"; path: string; raw: string; isMatch: boolean }
   | { kind: "count"; path: string; count: number }
   | { kind: "binary"; path: string };
 
@@ -34,16 +35,23 @@ export function createRecordParser(mode: "content" | "count"): (record: string) 
     }
     carried = "";
     const path = record.slice(0, nul);
-    const rest = record.slice(nul + 1);
     if (mode === "count") {
-      const count = Number(rest);
+      const count = Number(record.slice(nul + 1));
       return Number.isFinite(count) ? { kind: "count", path, count } : undefined;
     }
-    const match = /^(\d+)([:-])/.exec(rest);
-    if (!match) return undefined;
-    return {
-      kind: "content",
-      record: { path, line: Number(match[1]), text: rest.slice(match[0].length), isMatch: match[2] === ":" },
-    };
+    let end = nul + 1;
+    while (end < record.length && record.charCodeAt(end) >= 48 && record.charCodeAt(end) <= 57) end++;
+    const separator = record[end];
+    if (end === nul + 1 || (separator !== ":" && separator !== "-")) return undefined;
+    return { kind: "content", path, raw: record, isMatch: separator === ":" };
   };
+}
+
+/** A content record (`path\0N:text` or `path\0N-text`) as a ContentRecord with the given path. */
+export function toContentRecord(raw: string, path: string): ContentRecord {
+  const nul = raw.indexOf("\0");
+  const match = /^(\d+)([:-])/.exec(raw.slice(nul + 1));
+  const line = match ? Number(match[1]) : 0;
+  const text = raw.slice(nul + 1 + (match ? match[0].length : 0));
+  return { path, line, text, isMatch: match?.[2] === ":" };
 }

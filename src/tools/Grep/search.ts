@@ -7,7 +7,7 @@ import { isFatalRipgrepError, runRipgrep, type RipgrepOutcome } from "../shared/
 import { createReadDenyFilter } from "../Glob/denyFilter.js";
 import { sortNewestFirst } from "../Glob/newestFirst.js";
 import { buildGrepArgs, type GrepArgsInput } from "./args.js";
-import { createRecordParser, type ContentRecord } from "./parse.js";
+import { createRecordParser, toContentRecord, type ContentRecord } from "./parse.js";
 
 export interface GrepSearchOptions extends GrepArgsInput {
   /** Absolute file or directory to search. */
@@ -31,10 +31,10 @@ export interface GrepProgress {
 export interface GrepSearchResult {
   /** files_with_matches: newest modified first. */
   files: string[];
-  /** content: grouped by file, files in path order. */
-  lines: ContentRecord[];
-  /** content: files the lines come from. */
-  lineFiles: number;
+  /** content: rg's records grouped by file, files in path order (see contentPage). */
+  content: Array<{ path: string; records: string[] }>;
+  /** content: lines in all files. */
+  numLines: number;
   /** count: per file, in path order. */
   counts: Array<{ path: string; count: number }>;
   /** Explicitly searched binary files that match (content mode shows no lines for them). */
@@ -85,13 +85,30 @@ function filePathWarnings(outcome: RipgrepOutcome): string[] {
   return outcome.exitCode === 2 ? outcome.stderr.split("\n").filter((line) => line.trim() !== "") : [];
 }
 
+/** Lines [offset, offset + limit) of the content results as ContentRecords; limit 0 = to the end. */
+export function contentPage(content: GrepSearchResult["content"], offset: number, limit: number): ContentRecord[] {
+  const out: ContentRecord[] = [];
+  let skip = offset;
+  for (const file of content) {
+    if (limit > 0 && out.length >= limit) break;
+    if (skip >= file.records.length) {
+      skip -= file.records.length;
+      continue;
+    }
+    const end = limit > 0 ? Math.min(file.records.length, skip + limit - out.length) : file.records.length;
+    for (let i = skip; i < end; i++) out.push(toContentRecord(file.records[i], file.path));
+    skip = 0;
+  }
+  return out;
+}
+
 /** Search with rg, drop Read-denied paths, and order the results deterministically. */
 export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearchResult> {
   const stat = fs.statSync(options.target, { throwIfNoEntry: false });
   const isFile = stat !== undefined && !stat.isDirectory();
   const searchDir = isFile ? path.dirname(options.target) : options.target;
   const rgTarget = isFile ? `./${path.basename(options.target)}` : ".";
-  const empty: GrepSearchResult = { files: [], lines: [], lineFiles: 0, counts: [], binaryFiles: [], warnings: [] };
+  const empty: GrepSearchResult = { files: [], content: [], numLines: 0, counts: [], binaryFiles: [], warnings: [] };
   const denyGlobs = readDenyGlobsForRoot(options.permissionContext, searchDir);
   if (denyGlobs.includes("**")) return empty;
 
@@ -99,7 +116,7 @@ export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearch
   const absolute = (relative: string) => path.join(searchDir, relative);
 
   const files: string[] = [];
-  const linesByFile = new Map<string, ContentRecord[]>();
+  const linesByFile = new Map<string, string[]>();
   const counts: Array<{ path: string; count: number }> = [];
   const binaryFiles: string[] = [];
   let matchCount = 0;
@@ -113,8 +130,7 @@ export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearch
     const parse = createRecordParser(options.mode);
     // consecutive lines come from the same file: resolve its path and group once per run of lines
     let lastRelative: string | undefined;
-    let lastGroup: ContentRecord[] = [];
-    let lastAbsolute = "";
+    let lastGroup: string[] = [];
     onRecord = (raw) => {
       const parsed = parse(raw);
       if (!parsed) return;
@@ -123,17 +139,15 @@ export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearch
         counts.push({ path: absolute(parsed.path), count: parsed.count });
         matchCount += parsed.count;
       } else {
-        const record = parsed.record;
-        if (record.path !== lastRelative) {
-          lastRelative = record.path;
-          lastAbsolute = absolute(record.path);
-          let group = linesByFile.get(lastAbsolute);
-          if (!group) linesByFile.set(lastAbsolute, (group = []));
+        if (parsed.path !== lastRelative) {
+          lastRelative = parsed.path;
+          const abs = absolute(parsed.path);
+          let group = linesByFile.get(abs);
+          if (!group) linesByFile.set(abs, (group = []));
           lastGroup = group;
         }
-        record.path = lastAbsolute;
-        lastGroup.push(record);
-        if (record.isMatch) matchCount++;
+        lastGroup.push(parsed.raw);
+        if (parsed.isMatch) matchCount++;
       }
     };
   }
@@ -157,11 +171,14 @@ export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearch
   if (isFatalRipgrepError(outcome)) throw new GrepSearchError(outcome.stderr);
 
   const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  const lineFiles = [...linesByFile.keys()].filter(allowed).sort();
+  const content = [...linesByFile.keys()]
+    .filter(allowed)
+    .sort()
+    .map((file) => ({ path: file, records: linesByFile.get(file) ?? [] }));
   const result: GrepSearchResult = {
     files: await sortNewestFirst(files.filter(allowed), options.signal),
-    lines: lineFiles.flatMap((file) => linesByFile.get(file) ?? []),
-    lineFiles: lineFiles.length,
+    content,
+    numLines: content.reduce((n, file) => n + file.records.length, 0),
     counts: counts.filter((entry) => allowed(entry.path)).sort(byPath),
     binaryFiles: binaryFiles.filter(allowed),
     warnings: filePathWarnings(outcome),

@@ -3,7 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BASE_ARGS, exclusionGlobArgs, isFatalRipgrepError, runRipgrep, rgPath } from "../../../src/tools/shared/ripgrep.js";
 import { buildGrepArgs, splitGlobList } from "../../../src/tools/Grep/args.js";
-import { createRecordParser } from "../../../src/tools/Grep/parse.js";
+import { createRecordParser, toContentRecord } from "../../../src/tools/Grep/parse.js";
+import { contentPage } from "../../../src/tools/Grep/search.js";
 import { formatGrepResult, type GrepOutput } from "../../../src/tools/Grep/output.js";
 import { tempDir, writeTree } from "../Glob/searchHelpers.js";
 
@@ -83,6 +84,17 @@ describe("runRipgrep", () => {
 });
 
 describe("Grep arguments and parsing", () => {
+  it("pages content records across files", () => {
+    const content = [
+      { path: "/a", records: ["./a\x001:x", "./a\x002:y"] },
+      { path: "/b", records: ["./b\x005:z"] },
+    ];
+    expect(contentPage(content, 1, 2).map((r) => `${r.path}:${r.line}:${r.text}`)).toEqual(["/a:2:y", "/b:5:z"]);
+    expect(contentPage(content, 0, 0)).toHaveLength(3);
+    expect(contentPage(content, 2, 5).map((r) => r.path)).toEqual(["/b"]);
+    expect(contentPage(content, 3, 5)).toEqual([]);
+  });
+
   it("splits glob lists at spaces and commas outside braces", () => {
     expect(splitGlobList("*.ts")).toEqual(["*.ts"]);
     expect(splitGlobList("*.{ts,tsx}")).toEqual(["*.{ts,tsx}"]);
@@ -107,12 +119,17 @@ describe("Grep arguments and parsing", () => {
 
   it("parses match, context, separator and binary records, and paths containing newlines", () => {
     const parse = createRecordParser("content");
-    expect(parse("./a:b.txt\x0012:text: with colon")).toEqual({ kind: "content", record: { path: "./a:b.txt", line: 12, text: "text: with colon", isMatch: true } });
-    expect(parse("./a.txt\x003-ctx-line")).toEqual({ kind: "content", record: { path: "./a.txt", line: 3, text: "ctx-line", isMatch: false } });
+    const colon = "./a:b.txt\x0012:text: with colon";
+    expect(parse(colon)).toEqual({ kind: "content", path: "./a:b.txt", raw: colon, isMatch: true });
+    expect(toContentRecord(colon, "/abs/a:b.txt")).toEqual({ path: "/abs/a:b.txt", line: 12, text: "text: with colon", isMatch: true });
+    const context = "./a.txt\x003-ctx-line";
+    expect(parse(context)).toMatchObject({ path: "./a.txt", isMatch: false });
+    expect(toContentRecord(context, "a.txt")).toEqual({ path: "a.txt", line: 3, text: "ctx-line", isMatch: false });
     expect(parse("--")).toBeUndefined();
+    expect(parse("./x\x00not a record")).toBeUndefined();
     expect(parse("./bin.dat: binary file matches (found \"\\0\" byte around offset 5)")).toEqual({ kind: "binary", path: "./bin.dat" });
     expect(parse("./odd")).toBeUndefined();
-    expect(parse("name.txt\x001:hit")).toEqual({ kind: "content", record: { path: "./odd\nname.txt", line: 1, text: "hit", isMatch: true } });
+    expect(parse("name.txt\x001:hit")).toMatchObject({ kind: "content", path: "./odd\nname.txt", isMatch: true });
     const count = createRecordParser("count");
     expect(count("./x y.txt\x007")).toEqual({ kind: "count", path: "./x y.txt", count: 7 });
   });

@@ -119,9 +119,10 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
   toAutoClassifierInput(input: Input): unknown;
   /** Results larger than min(this, 50 000) chars are persisted to disk; Infinity = never. */
   readonly maxResultSizeChars: number;
-  getPath?(input: Input): string;
+  /** The absolute path the call acts on; relative paths resolve against `context.getCwd()`. */
+  getPath?(input: Input, context?: ToolUseContext): string;
   /** Mutates a shallow clone of the input that hooks and permission checks see (e.g. absolute paths). */
-  backfillObservableInput?(input: Input): void;
+  backfillObservableInput?(input: Input, context: ToolUseContext): void;
   /** Returns a predicate deciding whether a rule's content (`Tool(content)`) matches this input. */
   preparePermissionMatcher?(input: Input): Promise<(ruleContent: string) => boolean>;
   inputsEquivalent?(a: Input, b: Input): boolean;

@@ -197,7 +197,7 @@ async function* pipeline(
   // 4. the observable clone that hooks and permission checks see
   const observe = (input: AnyObject): AnyObject => {
     const clone = { ...input };
-    tool.backfillObservableInput?.(clone);
+    tool.backfillObservableInput?.(clone, context);
     return clone;
   };
   let observable = observe(callInput);

@@ -68,7 +68,7 @@ export async function explainPermission(
     };
   } else {
     const observable = { ...(parsed.data as AnyObject) };
-    tool.backfillObservableInput?.(observable);
+    tool.backfillObservableInput?.(observable, context);
     decision = await hasPermissionsToUseTool(tool, observable, context, { toolUseID: "explain", hookDecision: options.hookDecision });
   }
   lines.push(`decision: ${decision.behavior}`);

@@ -9,6 +9,8 @@ import path from "node:path";
 export const MAX_INLINE_OUTPUT_CHARS = 30_000;
 const HEAD_BYTES = 128 * 1024;
 const TAIL_BYTES = 128 * 1024;
+/** How much may wait for the disk before the command's pipe is paused (a small value stalls the command on every chunk). */
+const FILE_BUFFER_BYTES = 4 * 1024 * 1024;
 const PROGRESS_LINES = 5;
 const PROGRESS_MAX_CHARS = 1_000;
 
@@ -21,9 +23,10 @@ export interface OutputSnapshot {
   outputFile?: string;
 }
 
+/** A plain loop: far faster than indexOf when lines are short (`yes` output has one every 2 bytes). */
 function countNewlines(buffer: Buffer): number {
   let count = 0;
-  for (let at = buffer.indexOf(10); at !== -1; at = buffer.indexOf(10, at + 1)) count++;
+  for (let i = 0; i < buffer.length; i++) if (buffer[i] === 10) count++;
   return count;
 }
 
@@ -92,7 +95,7 @@ export class OutputCollector {
   private openFile(): fs.WriteStream {
     fs.mkdirSync(path.dirname(this.filePath), { recursive: true });
     // opened synchronously: the path is handed out at once and must exist
-    const file = fs.createWriteStream(this.filePath, { fd: fs.openSync(this.filePath, "w") });
+    const file = fs.createWriteStream(this.filePath, { fd: fs.openSync(this.filePath, "w"), highWaterMark: FILE_BUFFER_BYTES });
     file.on("error", (err) => (this.fileError = err));
     for (const chunk of this.head) file.write(chunk);
     this.file = file;

@@ -48,7 +48,8 @@ interface CompiledPathRule {
   rule: PermissionRule;
   /** The root and its real path. */
   roots: string[];
-  pattern: string;
+  /** The rule's gitignore pattern, and for `dir/**` also `dir`: the folder itself, for searches rooted at it. */
+  patterns: string[];
   /** Built on first use: only needed to tell which rule of a group matched. */
   matcher?: Ignore;
 }
@@ -83,7 +84,9 @@ function ignoreCase(behavior: PermissionBehavior): boolean {
 function compileRule(rule: PermissionRule, cwd: string, home: string): CompiledPathRule {
   const { root, pattern } = resolvePatternRoot(rule.ruleValue.ruleContent as string, rule, cwd, home);
   const real = resolveRealPath(root);
-  return { rule, roots: real === root ? [root] : [root, real], pattern: literalPattern(pattern) };
+  const literal = literalPattern(pattern);
+  const folder = literal.endsWith("/**") ? literal.slice(0, -3) : "";
+  return { rule, roots: real === root ? [root] : [root, real], patterns: folder && folder !== "/" ? [literal, folder] : [literal] };
 }
 
 /** The compiled rules of one family and behaviour, cached per rules array, cwd and home directory. */
@@ -106,7 +109,7 @@ function pathRuleSet(ctx: ToolPermissionContext, family: PathRuleTool, behavior:
         group = { root, matcher: ignore({ ignorecase: ignoreCase(behavior) }), rules: [] };
         groups.set(root, group);
       }
-      group.matcher.add(c.pattern);
+      group.matcher.add(c.patterns);
       group.rules.push(c);
     }
   }
@@ -128,7 +131,7 @@ function matches(matcher: Ignore, rel: string, behavior: PermissionBehavior): bo
 }
 
 function ruleMatcher(c: CompiledPathRule): Ignore {
-  return (c.matcher ??= ignore({ ignorecase: ignoreCase(c.rule.ruleBehavior) }).add(c.pattern));
+  return (c.matcher ??= ignore({ ignorecase: ignoreCase(c.rule.ruleBehavior) }).add(c.patterns));
 }
 
 /** Rules of this family and behaviour: `Read(...)`/`Edit(...)` and the whole-tool `Read`/`Edit`, highest source first. */
@@ -204,7 +207,7 @@ export function readDenyGlobsForRoot(ctx: ToolPermissionContext, searchRoot: str
   const set = pathRuleSet(ctx, "Read", "deny");
   if (set.whole) return ["**"];
   for (const compiled of set.compiled) {
-    let pattern = compiled.pattern;
+    let pattern = compiled.patterns[0];
     const dirOnly = pattern.endsWith("/");
     if (dirOnly) pattern = pattern.slice(0, -1);
     const anchored = pattern.startsWith("/") || pattern.includes("/");

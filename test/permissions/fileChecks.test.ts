@@ -53,6 +53,16 @@ describe("working directories", () => {
 });
 
 describe("checkReadPermissionForPath", () => {
+  it("a dir/** rule also covers the folder itself, so a search rooted at it follows the rule", () => {
+    const data = path.join(outside, "data");
+    const ctx = permissionContext(cwd, [rule("allow", `Read(/${data}/**)`), rule("deny", "Read(./secret/**)")]);
+    expect(checkReadPermissionForPath(data, ctx).behavior).toBe("allow");
+    expect(checkReadPermissionForPath(path.join(data, "deep/file.txt"), ctx).behavior).toBe("allow");
+    expect(checkReadPermissionForPath(`${data}-other`, ctx).behavior).toBe("passthrough");
+    expect(checkReadPermissionForPath(path.join(cwd, "secret"), ctx).behavior).toBe("deny");
+    expect(checkReadPermissionForPath(path.join(cwd, "secretive"), ctx).behavior).toBe("allow");
+  });
+
   it("allows reads inside the working directories and passes through outside, with suggestions", () => {
     const ctx = permissionContext(cwd);
     const inside = checkReadPermissionForPath(path.join(cwd, "a.txt"), ctx);

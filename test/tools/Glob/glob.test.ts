@@ -128,9 +128,10 @@ describe("Glob tool", () => {
     const open = await run(searchSession({ cwd }), "Glob", { pattern: "**/*" });
     expect(open.text.split("\n").sort()).toEqual(["public/readme.txt", "secret/key.pem", "secret/nested/more.txt", "top.txt"]);
 
-    // the engine does not deny the folder itself for `secret/**`, so the search runs and finds nothing
+    // `secret/**` also covers the folder itself, so a search rooted there is denied outright
     const inside = await run(ctx, "Glob", { pattern: "**/*", path: "secret" });
-    expect(inside.text).toBe("No files found");
+    expect(inside.result.outcome).toBe("denied");
+    expect(inside.text).toContain('rule "Read(./secret/**)"');
     const below = await run(ctx, "Glob", { pattern: path.join(cwd, "secret/nested/*.txt") });
     expect(below.result.outcome).toBe("denied");
   });

@@ -116,14 +116,34 @@ function absorbLineBreakBytes(bytes: Buffer, start: number, end: number, bodySta
   return [start, end];
 }
 
+export interface ByteEditOptions {
+  /**
+   * Used as a fast path before decoding: instead of refusing, give up whenever only the decoded text can
+   * decide (no exact match, which a looser strategy might fix; line breaks in old_string in a file with CRLF,
+   * whose exact LF-space matches the bytes cannot all show). Otherwise the file is too large to decode and
+   * `sizeNote` explains why matching is exact only.
+   */
+  fallback?: boolean;
+  sizeNote?: string;
+}
+
+/** The byte path cannot decide; the caller decodes the file and uses the full cascade. */
+export interface NeedsText {
+  ok: false;
+  needsText: true;
+}
+
 /**
- * Exact matching on the raw bytes of a large UTF-8 file, which is never decoded as a whole: old_string is
- * searched as written and, if the file uses CRLF, with CRLF line breaks. The looser strategies need the
- * decoded text and are not available here; the error says so.
+ * Exact matching on the raw bytes of a UTF-8 file, never decoded as a whole: old_string is searched as
+ * written and, without `fallback`, also with CRLF line breaks. Used for files too large to decode (exact
+ * matching only; the error says so) and, with `fallback`, as the fast path for the common exact edit of a
+ * large file.
  */
-export function applyEditsToUtf8Bytes(raw: Buffer, bomBytes: number, edits: readonly EditSpec[], shownPath: string, sizeNote: string): ByteEditSuccess | EditFailure {
+export function applyEditsToUtf8Bytes(raw: Buffer, bomBytes: number, edits: readonly EditSpec[], shownPath: string, options: ByteEditOptions = {}): ByteEditSuccess | EditFailure | NeedsText {
+  const needsText: NeedsText = { ok: false, needsText: true };
   let bytes = raw;
-  const lineEnding = dominantEndingOfBytes(raw);
+  let fileEnding: LineEnding | undefined;
+  const hasCrlf = raw.includes("\r\n");
   const applied: AppliedEdit[] = [];
   let ranges: ChangedRange[] = [];
   let prefix = Number.POSITIVE_INFINITY;
@@ -131,8 +151,10 @@ export function applyEditsToUtf8Bytes(raw: Buffer, bomBytes: number, edits: read
   for (const [index, edit] of edits.entries()) {
     const oldLf = normalizeToLf(edit.old_string);
     const newLf = normalizeToLf(edit.new_string);
-    const variants: Array<{ needle: Buffer; ending: LineEnding }> = [{ needle: Buffer.from(oldLf, "utf8"), ending: oldLf.includes("\n") ? "LF" : lineEnding }];
-    if (oldLf.includes("\n")) variants.push({ needle: Buffer.from(oldLf.replaceAll("\n", "\r\n"), "utf8"), ending: "CRLF" });
+    const multiline = oldLf.includes("\n");
+    if (options.fallback && (oldLf.includes("\r") || (multiline && hasCrlf))) return needsText;
+    const variants: Array<{ needle: Buffer; ending: LineEnding | undefined }> = [{ needle: Buffer.from(oldLf, "utf8"), ending: multiline ? "LF" : undefined }];
+    if (multiline && !options.fallback) variants.push({ needle: Buffer.from(oldLf.replaceAll("\n", "\r\n"), "utf8"), ending: "CRLF" });
     let positions: number[] = [];
     let chosen = variants[0];
     for (const variant of variants) {
@@ -141,18 +163,20 @@ export function applyEditsToUtf8Bytes(raw: Buffer, bomBytes: number, edits: read
       if (positions.length) break;
     }
     if (positions.length === 0) {
+      if (options.fallback) return needsText;
       return {
         ok: false,
         index,
         code: "no_match",
-        message: formatNoMatchMessage(shownPath, {}, { exactOnly: `${sizeNote} Only exact matching is available at this size (no quote, whitespace or indentation tolerance), and old_string does not occur exactly. Use Grep with -n to find the exact text, Read that window, and copy it precisely.` }),
+        message: formatNoMatchMessage(shownPath, {}, { exactOnly: `${options.sizeNote ?? ""} Only exact matching is available at this size (no quote, whitespace or indentation tolerance), and old_string does not occur exactly. Use Grep with -n to find the exact text, Read that window, and copy it precisely.`.trim() }),
       };
     }
     if (positions.length > 1 && !edit.replace_all) {
       const lines = lineNumbersOfBytes(bytes, positions.slice(0, 10));
       return { ok: false, index, code: "ambiguous", message: formatAmbiguousMessage(shownPath, { kind: "ambiguous", strategy: "exact", count: positions.length, lines }) };
     }
-    const insert = Buffer.from(chosen.ending === "CRLF" ? newLf.replaceAll("\n", "\r\n") : newLf, "utf8");
+    const ending = chosen.ending ?? (newLf.includes("\n") && hasCrlf ? (fileEnding ??= dominantEndingOfBytes(raw)) : "LF");
+    const insert = Buffer.from(ending === "CRLF" ? newLf.replaceAll("\n", "\r\n") : newLf, "utf8");
     const parts: Buffer[] = [];
     const editRanges: ChangedRange[] = [];
     let cursor = 0;

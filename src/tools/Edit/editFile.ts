@@ -29,6 +29,8 @@ import { applyEditsToText, applyEditsToUtf8Bytes, type AppliedEdit, type EditSpe
 export const MAX_EDIT_FILE_BYTES = 1024 ** 3;
 /** UTF-8 files from this size are edited as bytes (exact matching only), never decoded as a whole. */
 export const BYTE_MODE_MIN_BYTES = 256 * 1024 ** 2;
+/** UTF-8 files from this size first try an exact match on the bytes, decoding only if that cannot decide. */
+export const BYTE_FAST_PATH_MIN_BYTES = 4 * 1024 ** 2;
 
 export type EditErrorCode =
   | "identical"
@@ -77,6 +79,8 @@ export interface EditFileRequest {
 export interface EditFileOptions {
   /** Override BYTE_MODE_MIN_BYTES (tests). */
   byteModeMinBytes?: number;
+  /** Override BYTE_FAST_PATH_MIN_BYTES (tests). */
+  fastPathMinBytes?: number;
 }
 
 export interface PreparedEdit {
@@ -252,11 +256,12 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
   }
   const encoding = sniff.encoding;
 
-  // 9-10. match and replace (large UTF-8 files as bytes)
-  if (isUtf8Family(encoding) && raw.length >= (options.byteModeMinBytes ?? BYTE_MODE_MIN_BYTES)) {
+  // 9-10. match and replace: large UTF-8 files as bytes, exactly; others (or when that cannot decide) as text
+  const byteMode = raw.length >= (options.byteModeMinBytes ?? BYTE_MODE_MIN_BYTES);
+  if (isUtf8Family(encoding) && (byteMode || raw.length >= (options.fastPathMinBytes ?? BYTE_FAST_PATH_MIN_BYTES))) {
     const bom = bomLength(encoding);
-    const sizeNote = `${absPath} is ${formatBytes(raw.length)}.`;
-    const result = applyEditsToUtf8Bytes(raw, bom, edits, absPath, sizeNote);
+    const result = applyEditsToUtf8Bytes(raw, bom, edits, absPath, byteMode ? { sizeNote: `${absPath} is ${formatBytes(raw.length)}.` } : { fallback: true });
+    if (!result.ok && "needsText" in result) return prepareAsText(raw, encoding, state, absPath, edits, which, untouched);
     if (!result.ok) return fail(result.code, `${which(result.index)}${result.message}${untouched}`);
     return {
       ok: true,
@@ -275,6 +280,18 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
     };
   }
 
+  return prepareAsText(raw, encoding, state, absPath, edits, which, untouched);
+}
+
+function prepareAsText(
+  raw: Buffer,
+  encoding: TextEncoding,
+  state: FileState,
+  absPath: string,
+  edits: readonly EditSpec[],
+  which: (i: number) => string,
+  untouched: string,
+): PrepareResult {
   let originalText: string;
   try {
     originalText = decodeText(raw, encoding);

@@ -287,12 +287,11 @@ export function findReplacements(content: string, oldString: string, newString: 
 
 /** Apply ascending, non-overlapping replacements. */
 export function applyReplacements(content: string, replacements: readonly Replacement[]): string {
-  const parts: string[] = [];
+  let out = "";
   let cursor = 0;
   for (const r of replacements) {
-    parts.push(content.slice(cursor, r.start), r.text);
+    out += content.slice(cursor, r.start) + r.text;
     cursor = r.end;
   }
-  parts.push(content.slice(cursor));
-  return parts.join("");
+  return out + content.slice(cursor);
 }

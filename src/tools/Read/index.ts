@@ -24,7 +24,7 @@ import { MAX_IMAGE_BYTES, sniffImage, type ImageMediaType } from "./image.js";
 import { renderNotebook, type NotebookImage } from "./notebook.js";
 import { extractPdfText, parsePageRange, type PageRange } from "./pdf.js";
 import { READ_DESCRIPTION, READ_PROMPT } from "./prompt.js";
-import { readLineWindow } from "./window.js";
+import { readLineWindow, type LineIndex } from "./window.js";
 
 export const READ_TOOL_NAME = "Read";
 /** The text of one result stops growing here (the window ends early and says where to continue). */
@@ -35,6 +35,27 @@ const STUB_HASH_BYTES = 16 * 1024 * 1024;
 const MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024;
 /** readFileState keeps decoded content only for files up to this size (Read decodes them anyway). */
 const CONTENT_CACHE_BYTES = 1024 * 1024;
+
+/** Files from this size keep a line index, so later windows of the same file version need no full scan. */
+const LINE_INDEX_MIN_BYTES = 64 * 1024 * 1024;
+const LINE_INDEX_ENTRIES = 16;
+
+/**
+ * Line indexes of large files, by file identity and version (device, inode, size, mtime). Like staleness for
+ * files this size, an unchanged size and mtime is trusted to mean unchanged content.
+ */
+const lineIndexes = new Map<string, LineIndex>();
+
+function lineIndexKey(stat: fs.Stats): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+}
+
+function rememberLineIndex(stat: fs.Stats, index: LineIndex): void {
+  const key = lineIndexKey(stat);
+  lineIndexes.delete(key);
+  lineIndexes.set(key, index);
+  while (lineIndexes.size > LINE_INDEX_ENTRIES) lineIndexes.delete(lineIndexes.keys().next().value as string);
+}
 
 const inputSchema = z.strictObject({
   file_path: z.string().describe("The file to read: absolute, or relative to the working directory"),
@@ -159,6 +180,7 @@ async function readText(handle: FileHandle, absPath: string, filePath: string, s
   const sameStat = previous?.mtimeMs === stat.mtimeMs && previous.size === stat.size;
   if (sameWindow && sameStat && stat.size > STUB_HASH_BYTES) return { type: "unchanged", file: { filePath, startLine: offset, limit } };
 
+  const indexed = stat.size >= LINE_INDEX_MIN_BYTES;
   const window = await readLineWindow(handle, {
     encoding,
     offset,
@@ -167,13 +189,16 @@ async function readText(handle: FileHandle, absPath: string, filePath: string, s
     maxOutputChars: MAX_READ_OUTPUT_CHARS,
     hash: stat.size <= MAX_HASHED_BYTES,
     signal: context.abortController.signal,
+    keepWholeFileBytes: CONTENT_CACHE_BYTES,
+    index: indexed ? lineIndexes.get(lineIndexKey(stat)) : undefined,
   });
+  if (indexed && window.index) rememberLineIndex(stat, window.index);
   if (sameWindow && window.contentHash !== undefined && window.contentHash === previous.contentHash) {
     return { type: "unchanged", file: { filePath, startLine: offset, limit } };
   }
 
   const coversWholeFile = offset === 1 && window.lines.length === window.totalLines && window.truncatedLines === 0;
-  const content = coversWholeFile && window.wholeFile && window.wholeFile.length <= CONTENT_CACHE_BYTES ? decodeText(window.wholeFile, encoding) : undefined;
+  const content = coversWholeFile && window.wholeFile ? decodeText(window.wholeFile, encoding) : undefined;
   recordFileState(context, absPath, {
     contentHash: window.contentHash ?? "",
     content,

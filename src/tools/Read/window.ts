@@ -4,8 +4,8 @@ import { AbortError } from "../../core/errors.js";
 import { bomLength, codeUnitBytes, lineDecoder, type TextEncoding } from "../shared/encoding.js";
 import { truncatedLineMarker } from "../shared/readFormat.js";
 
-/** Bytes read per step; memory stays at one chunk plus the lines shown, whatever the file's size. */
-export const READ_CHUNK_BYTES = 1024 * 1024;
+/** Bytes read per step; memory stays at two chunks plus the lines shown, whatever the file's size. */
+export const READ_CHUNK_BYTES = 4 * 1024 * 1024;
 
 export interface LineWindowOptions {
   encoding: TextEncoding;
@@ -19,6 +19,21 @@ export interface LineWindowOptions {
   hash: boolean;
   signal?: AbortSignal;
   chunkBytes?: number;
+  /** Return the file's bytes as `wholeFile` when the file is at most this large (default 0: never). */
+  keepWholeFileBytes?: number;
+  /**
+   * An index built by an earlier full pass over this same version of the file: reading starts at the last
+   * checkpoint before the window and stops after it, and the total comes from the index (no hashing).
+   */
+  index?: LineIndex;
+}
+
+/** Where lines start in a file (one checkpoint per chunk), its line count and hash: enough to jump to any window. */
+export interface LineIndex {
+  totalLines: number;
+  contentHash?: string;
+  /** Ascending; `byte` is where line `line` starts. */
+  checkpoints: Array<{ line: number; byte: number }>;
 }
 
 export interface LineWindow {
@@ -31,8 +46,10 @@ export interface LineWindow {
   /** The window ended early because of maxOutputChars. */
   stoppedAtOutputCap: boolean;
   contentHash?: string;
-  /** The file's bytes, when the whole file fit in the first chunk (so small files need no second read). */
+  /** The file's bytes, when it is no larger than keepWholeFileBytes (so small files need no second read). */
   wholeFile?: Buffer;
+  /** Built when the pass read the whole file from its start. */
+  index?: LineIndex;
 }
 
 async function readFull(handle: FileHandle, buffer: Buffer, position: number): Promise<number> {
@@ -63,10 +80,14 @@ export async function readLineWindow(handle: FileHandle, options: LineWindowOpti
   const newline = encoding === "utf16le" ? Buffer.from([0x0a, 0x00]) : encoding === "utf16be" ? Buffer.from([0x00, 0x0a]) : undefined;
   const chunkBytes = Math.max(2, (options.chunkBytes ?? READ_CHUNK_BYTES) & ~1);
   const chunk = Buffer.allocUnsafe(chunkBytes);
-  const hasher = options.hash ? createHash("sha256") : undefined;
+  const hasher = options.hash && !options.index ? createHash("sha256") : undefined;
   const decode = lineDecoder(encoding);
   const lineByteCap = maxLineChars * 4 + 4;
   const end = offset + limit;
+
+  const resume = options.index ? [...options.index.checkpoints].reverse().find((c) => c.line <= offset) : undefined;
+  const checkpoints: LineIndex["checkpoints"] = [];
+  let checkpointedAt = -1;
 
   const lines: string[] = [];
   let outputChars = 0;
@@ -75,7 +96,7 @@ export async function readLineWindow(handle: FileHandle, options: LineWindowOpti
   let windowDone = limit <= 0;
   let wholeFile: Buffer | undefined;
 
-  let line = 1;
+  let line = resume?.line ?? 1;
   let lineHasBytes = false;
   let parts: Buffer[] = [];
   let collected = 0;
@@ -113,20 +134,62 @@ export async function readLineWindow(handle: FileHandle, options: LineWindowOpti
     return -1;
   };
 
-  for (let position = 0; ; ) {
-    if (signal?.aborted) throw new AbortError("Read was cancelled.");
-    const n = await readFull(handle, chunk, position);
-    const view = chunk.subarray(0, n);
-    if (position === 0 && n < chunk.length) wholeFile = Buffer.from(view);
+  /** Lines outside the window are only counted: a tight loop over the newlines, until the window starts. */
+  const lineStarts = (chunkStart: number, at: number) => {
+    if (checkpointedAt === chunkStart) return;
+    checkpointedAt = chunkStart;
+    checkpoints.push({ line, byte: chunkStart + at });
+  };
+
+  const skipLines = (view: Buffer, from: number, chunkStart: number): number => {
+    const stopAt = windowDone ? Number.POSITIVE_INFINITY : offset;
+    let i = from;
+    for (let j = findNewline(view, i); j !== -1; j = findNewline(view, i)) {
+      line++;
+      lineHasBytes = false;
+      lineBytes = 0;
+      i = j + unit;
+      lineStarts(chunkStart, i);
+      if (line >= stopAt) return i;
+    }
+    if (i < view.length) lineHasBytes = true;
+    return view.length;
+  };
+
+  // Two buffers: the next chunk is read while this one is scanned.
+  const buffers = [chunk, Buffer.allocUnsafe(chunkBytes)];
+  const fromStart = resume === undefined;
+  const startByte = resume?.byte ?? 0;
+  if (fromStart) checkpoints.push({ line: 1, byte: bomLength(encoding) });
+  let pending: Promise<number> | undefined = options.index && offset > options.index.totalLines ? undefined : readFull(handle, buffers[0], startByte);
+  let stoppedEarly = false;
+  for (let position = startByte, turn = 0; pending; turn ^= 1) {
+    if (signal?.aborted) {
+      await pending;
+      throw new AbortError("Read was cancelled.");
+    }
+    const n = await pending;
+    pending = undefined;
+    const view = buffers[turn].subarray(0, n);
+    if (position === 0 && n < chunkBytes && n <= (options.keepWholeFileBytes ?? 0)) wholeFile = Buffer.from(view);
     if (n === 0) break;
+    if (n === chunkBytes) pending = readFull(handle, buffers[turn ^ 1], position + n);
     hasher?.update(view);
     let i = position === 0 ? Math.min(bomLength(encoding), n) : 0;
     while (i < n) {
+      if (!collecting()) {
+        if (windowDone && !fromStart) {
+          stoppedEarly = true;
+          break;
+        }
+        i = skipLines(view, i, position);
+        continue;
+      }
       const j = findNewline(view, i);
       const segmentEnd = j === -1 ? n : j;
       if (segmentEnd > i) {
         lineHasBytes = true;
-        if (collecting() && collected < lineByteCap) {
+        if (collected < lineByteCap) {
           const take = Math.min(segmentEnd - i, lineByteCap - collected);
           parts.push(Buffer.from(view.subarray(i, i + take)));
           collected += take;
@@ -138,19 +201,29 @@ export async function readLineWindow(handle: FileHandle, options: LineWindowOpti
       line++;
       lineHasBytes = false;
       i = j + unit;
+      lineStarts(position, i);
     }
     position += n;
-    if (n < chunk.length) break;
+    if (stoppedEarly) {
+      if (pending) await pending;
+      break;
+    }
+  }
+  if (options.index) {
+    if (!stoppedEarly && lineHasBytes) finishLine();
+    return { lines, startLine: offset, totalLines: options.index.totalLines, truncatedLines, stoppedAtOutputCap, contentHash: options.index.contentHash };
   }
   if (lineHasBytes) finishLine();
   const totalLines = lineHasBytes ? line : line - 1;
+  const contentHash = hasher?.digest("hex");
   return {
     lines,
     startLine: offset,
     totalLines,
     truncatedLines,
     stoppedAtOutputCap,
-    contentHash: hasher?.digest("hex"),
+    contentHash,
     wholeFile,
+    index: { totalLines, contentHash, checkpoints },
   };
 }

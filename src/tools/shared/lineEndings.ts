@@ -10,22 +10,19 @@ export interface LfView {
   readonly lf: string;
   /** Ascending LF-space indices of the "\n"s that were "\r\n" in the original. */
   readonly crlfAt: readonly number[];
-  /** Number of "\n" in `lf`. */
-  readonly newlines: number;
+  /** Number of "\n" not preceded by "\r" (only counted when there are CRLFs at all). */
+  readonly loneLfs: number;
 }
 
 export function toLfView(original: string): LfView {
   const crlfAt: number[] = [];
-  let newlines = 0;
-  if (original.indexOf("\r\n") === -1) {
-    for (let i = original.indexOf("\n"); i !== -1; i = original.indexOf("\n", i + 1)) newlines++;
-    return { original, lf: original, crlfAt, newlines };
-  }
+  if (original.indexOf("\r\n") === -1) return { original, lf: original, crlfAt, loneLfs: 0 };
+  let loneLfs = 0;
   for (let i = original.indexOf("\n"); i !== -1; i = original.indexOf("\n", i + 1)) {
     if (i > 0 && original.charCodeAt(i - 1) === 13) crlfAt.push(i - crlfAt.length - 1);
-    newlines++;
+    else loneLfs++;
   }
-  return { original, lf: original.replaceAll("\r\n", "\n"), crlfAt, newlines };
+  return { original, lf: original.replaceAll("\r\n", "\n"), crlfAt, loneLfs };
 }
 
 /** How many CRs were removed before LF-space index `i` (binary search). */
@@ -50,7 +47,7 @@ export function toOriginalIndex(view: LfView, i: number): number {
 
 /** The ending new lines get: CRLF when most lines end with CRLF, else LF. */
 export function dominantLineEnding(view: LfView): LineEnding {
-  return view.crlfAt.length > view.newlines - view.crlfAt.length ? "CRLF" : "LF";
+  return view.crlfAt.length > view.loneLfs ? "CRLF" : "LF";
 }
 
 export function normalizeToLf(text: string): string {
@@ -67,13 +64,13 @@ export function spliceOriginal(
   replacements: ReadonlyArray<{ start: number; end: number; text: string }>,
   ending: LineEnding,
 ): string {
-  const parts: string[] = [];
+  // String concatenation builds a rope; nothing is copied until the result is encoded once.
+  let out = "";
   let cursor = 0;
   for (const r of replacements) {
     const start = toOriginalIndex(view, r.start);
-    parts.push(view.original.slice(cursor, start), withLineEnding(r.text, ending));
+    out += view.original.slice(cursor, start) + withLineEnding(r.text, ending);
     cursor = toOriginalIndex(view, r.end);
   }
-  parts.push(view.original.slice(cursor));
-  return parts.join("");
+  return out + view.original.slice(cursor);
 }

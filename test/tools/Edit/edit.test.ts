@@ -345,14 +345,42 @@ describe("Edit end to end through runTools", () => {
   });
 });
 
-describe("large UTF-8 files are edited as bytes", () => {
-  function prepared(content: string | Buffer, old: string, replacement: string, replaceAll = false) {
+function preparedWith(options: Parameters<typeof prepareFileEdit>[2]) {
+  return (content: string | Buffer, old: string, replacement: string, replaceAll = false) => {
     const s = session();
     const p = s.write("big.txt", content);
     const raw = fs.readFileSync(p);
     s.ctx.readFileState.set(p, { contentHash: hashContent(raw), mtimeMs: fs.statSync(p).mtimeMs, size: raw.length, timestamp: Date.now() });
-    return prepareFileEdit({ toolName: "Edit", filePath: p, edits: [{ old_string: old, new_string: replacement, replace_all: replaceAll }] }, s.ctx, { byteModeMinBytes: 1 });
-  }
+    return prepareFileEdit({ toolName: "Edit", filePath: p, edits: [{ old_string: old, new_string: replacement, replace_all: replaceAll }] }, s.ctx, options);
+  };
+}
+
+describe("large UTF-8 files try an exact match on the bytes first", () => {
+  const prepared = preparedWith({ fastPathMinBytes: 1 });
+
+  it("splices an exact match without decoding the file", () => {
+    const r = prepared("alpha\nbeta\ngamma\n", "beta", "BETA");
+    if (!r.ok) throw new Error(r.message);
+    expect(r.edit.newBytes.toString()).toBe("alpha\nBETA\ngamma\n");
+    expect(r.edit.newText).toBeUndefined();
+  });
+
+  it("falls back to the decoded cascade when the bytes cannot decide", () => {
+    const quoted = prepared("say \u201Chi\u201D\n", 'say "hi"', 'say "bye"');
+    expect(quoted.ok && quoted.edit.applied[0].strategy).toBe("quote_normalized");
+    expect(quoted.ok && quoted.edit.newBytes.toString()).toBe("say \u201Cbye\u201D\n");
+    const crlf = prepared("a\r\nb\nc\r\n", "b\nc", "B\nC");
+    expect(crlf.ok && crlf.edit.newText).toBe("a\r\nB\r\nC\r\n");
+  });
+
+  it("refuses an ambiguous exact match outright", () => {
+    const r = prepared("x\ny\nx\n", "x", "z");
+    expect(!r.ok && r.message).toContain("matches 2 places");
+  });
+});
+
+describe("files too large to decode are edited as bytes", () => {
+  const prepared = preparedWith({ byteModeMinBytes: 1 });
 
   it("splices an exact match into the bytes, with a patch and whole-file line numbers", () => {
     const r = prepared("a\nb\nc\nd\ne\nf\ng\nh\n", "f", "F");

@@ -292,6 +292,31 @@ describe("the streaming window", () => {
     }
   });
 
+  it("jumps straight to a window with the line index of an earlier full pass", async () => {
+    const lines = Array.from({ length: 5_000 }, (_, i) => `entry ${i + 1} ${"·".repeat(i % 7)}`);
+    const content = Buffer.from(`${lines.join("\n")}\nno newline at the end`);
+    const full = await windowOf(content, { offset: 1, limit: 1, chunkBytes: 1024 });
+    expect(full.index?.totalLines).toBe(5_001);
+    expect(full.index?.checkpoints.length).toBeGreaterThan(10);
+    for (const [offset, limit] of [[4_990, 20], [1, 3], [2_500, 2], [5_001, 5]]) {
+      const direct = await windowOf(content, { offset, limit, chunkBytes: 1024 });
+      const jumped = await windowOf(content, { offset, limit, chunkBytes: 1024, index: full.index, hash: false });
+      expect(jumped.lines, `offset ${offset}`).toEqual(direct.lines);
+      expect(jumped.totalLines).toBe(5_001);
+      expect(jumped.contentHash).toBe(full.contentHash);
+    }
+    const past = await windowOf(content, { offset: 9_999, limit: 5, index: full.index });
+    expect(past).toMatchObject({ lines: [], totalLines: 5_001 });
+  });
+
+  it("jumps with the index in UTF-16 too", async () => {
+    const text = Array.from({ length: 300 }, (_, i) => `zeile ${i} äöü`).join("\r\n");
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+    const full = await windowOf(bytes, { encoding: "utf16le", offset: 1, limit: 1, chunkBytes: 64 });
+    const jumped = await windowOf(bytes, { encoding: "utf16le", offset: 250, limit: 3, chunkBytes: 64, index: full.index });
+    expect(jumped.lines).toEqual(["zeile 249 äöü", "zeile 250 äöü", "zeile 251 äöü"]);
+  });
+
   it("keeps only the window's lines while counting all of them", async () => {
     const lines = Array.from({ length: 50_000 }, (_, i) => `line number ${i + 1}`);
     const w = await windowOf(Buffer.from(`${lines.join("\n")}\n`), { offset: 49_990, limit: 5, chunkBytes: 4096 });

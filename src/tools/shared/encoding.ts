@@ -64,6 +64,14 @@ function controlRatio(sample: Buffer): number {
   return sample.length ? controls / sample.length : 0;
 }
 
+/** Mostly-ASCII UTF-16: nearly every other byte is NUL, all on the same side. */
+function looksLikeUtf16WithoutBom(head: Buffer): boolean {
+  const zeros = [0, 0];
+  for (let i = 0; i < head.length; i++) if (head[i] === 0) zeros[i % 2]++;
+  const half = head.length / 2;
+  return half >= 8 && Math.max(zeros[0], zeros[1]) > 0.9 * half && Math.min(zeros[0], zeros[1]) < 0.05 * half;
+}
+
 /** A UTF-8 prefix cut from a longer file may end inside a multi-byte sequence; drop that partial tail. */
 function trimPartialUtf8Tail(buf: Buffer): Buffer {
   for (let back = 1; back <= Math.min(3, buf.length); back++) {
@@ -93,7 +101,10 @@ export function sniffEncoding(buf: Buffer, complete: boolean): EncodingSniff {
 
   const head = buf.subarray(0, BINARY_SAMPLE_BYTES);
   const nul = (complete ? buf : head).indexOf(0);
-  if (nul !== -1) return { kind: "binary", reason: `it contains NUL bytes (first at byte ${nul})` };
+  if (nul !== -1) {
+    const hint = looksLikeUtf16WithoutBom(head) ? "; it looks like UTF-16 text without a byte-order mark, which is not supported" : "";
+    return { kind: "binary", reason: `it contains NUL bytes (first at byte ${nul})${hint}` };
+  }
   if (controlRatio(head) > 0.1) return { kind: "binary", reason: "most of its first bytes are control characters" };
 
   const candidate = complete ? buf : trimPartialUtf8Tail(buf);

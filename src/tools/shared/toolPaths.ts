@@ -49,11 +49,12 @@ export function editDenial(absPath: string, context: ToolUseContext): string | u
 
 /**
  * "File does not exist" for the model: the path as resolved, the cwd it was resolved against, and the
- * closest existing path (never one a Read rule hides).
+ * closest existing path. Only paths the session may read without asking are suggested, so a typo never
+ * reveals names in directories the model has no access to.
  */
 export function missingFileMessage(absPath: string, context: ToolUseContext, nextStep = ""): string {
   const cwd = context.getCwd();
-  const suggestion = suggestSimilarPath(absPath, { cwd, isVisible: (p) => readDenial(p, context) === undefined });
+  const suggestion = suggestSimilarPath(absPath, { cwd, isVisible: (p) => readPermission(p, context).behavior === "allow" });
   const parts = [`File does not exist: ${absPath}. The current working directory is ${cwd}.`];
   if (suggestion) parts.push(`Did you mean ${suggestion}?`);
   if (nextStep) parts.push(nextStep);

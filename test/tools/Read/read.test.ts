@@ -342,3 +342,14 @@ describe("Read tool definition", () => {
     expect((message.content as Array<{ content: string }>)[1].content).toContain("1\tB");
   });
 });
+
+describe("suggestions respect read access", () => {
+  it("does not suggest names outside the working directories", async () => {
+    const outside = tempDir("toolgate-outside-");
+    fs.writeFileSync(`${outside}/private-notes.txt`, "x");
+    const s = session();
+    const r = await s.run("Read", { file_path: `${outside}/private-note.txt` });
+    expect(r.text).toContain("File does not exist");
+    expect(r.text).not.toContain("private-notes.txt");
+  });
+});

@@ -19,6 +19,7 @@ describe("encodings", () => {
     expect(sniffEncoding(Buffer.from([0xfe, 0xff, 0x00, 0x61]), true)).toEqual({ kind: "text", encoding: "utf16be" });
     expect(sniffEncoding(Buffer.from("plain ascii\n"), true)).toEqual({ kind: "text", encoding: "utf8" });
     expect(sniffEncoding(Buffer.from("a\0b"), true).kind).toBe("binary");
+    expect(sniffEncoding(Buffer.from("plain text saved as UTF-16", "utf16le"), true)).toMatchObject({ kind: "binary", reason: expect.stringContaining("UTF-16 text without a byte-order mark") });
     const latin = iconv.encode("Ça coûte très cher, déjà payé à l'hôtel — merci beaucoup.", "windows-1252");
     expect(sniffEncoding(latin, true)).toMatchObject({ kind: "text" });
     expect(sniffEncoding(Buffer.from([0x61, 0xff, 0xfe, 0xfd, 0x80, 0x81]), true).kind).not.toBe("text");

@@ -63,7 +63,13 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
     process.stderr.write("[toolgate] interrupted: cancelling running tools (press Ctrl-C again to quit now)\n");
     session.context.abortController.abort();
   };
+  // Node's default SIGTERM skips cleanup: stop the tools' process trees first.
+  const onSigterm = () => {
+    session.context.abortController.abort();
+    void session.close().finally(() => process.exit(143));
+  };
   process.on("SIGINT", onSigint);
+  process.once("SIGTERM", onSigterm);
   try {
     const summary = await runExec(session, {
       input: process.stdin,
@@ -77,6 +83,7 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
     return interrupts > 0 ? 130 : 0;
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
     await session.close();
   }
 }

@@ -26,7 +26,7 @@ export {
 } from "./context.js";
 export { createFileStateCache, hashContent, type FileState, type FileStateCache } from "./fileStateCache.js";
 export { createFileHistory, UnknownCheckpointError, type FileHistory, type RewindResult } from "./fileHistory.js";
-export { createTaskRegistry, type BackgroundTask, type TaskRegistry, type TaskStatus } from "./tasks.js";
+export { createTaskRegistry, createTaskId, type BackgroundTask, type TaskRegistry, type TaskStatus } from "./tasks.js";
 export { parseToolInput, formatZodIssues, type ParseOutcome } from "./validation.js";
 export {
   TelemetrySafeError,
@@ -52,6 +52,7 @@ export {
   runToolUse,
   cancellationMessage,
   INTERRUPT_MESSAGE,
+  ABORT_GRACE_MS,
   type ToolUseUpdate,
   type ToolResultUpdate,
   type ProgressUpdate,

@@ -40,6 +40,9 @@ export interface ToolResultUpdate {
 
 export type ToolUseUpdate = ProgressUpdate | ToolResultUpdate;
 
+/** How long an interrupted call may take to wind down before its cancellation result is returned anyway. */
+export const ABORT_GRACE_MS = 2_000;
+
 export const INTERRUPT_MESSAGE =
   "The user interrupted this tool call, so it did not complete. Stop what you are doing and wait for the user to say how to continue.";
 
@@ -290,7 +293,7 @@ async function* pipeline(
   signal.addEventListener("abort", onAbort, { once: true });
   const callContext: ToolUseContext = { ...context, toolUseId: toolUseID };
   try {
-    void Promise.resolve()
+    const done = Promise.resolve()
       .then(() =>
         tool.call(callInput, callContext, canUseTool, assistantMessage, (progress) =>
           queue.push({ type: "progress", toolUseID, data: progress.data }),
@@ -302,6 +305,8 @@ async function* pipeline(
       )
       .finally(() => queue.close());
     for await (const progress of queue) yield progress;
+    // Interrupted: give the tool a moment to stop what it started, so "cancelled" means stopped.
+    if (!settled) await Promise.race([done, new Promise((resolve) => setTimeout(resolve, ABORT_GRACE_MS).unref())]);
   } finally {
     signal.removeEventListener("abort", onAbort);
     context.setInProgressToolUseIDs((prev) => {

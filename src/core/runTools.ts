@@ -88,8 +88,7 @@ async function* runBatch(
         events.push(update);
         if (
           update.type === "result" &&
-          update.block.is_error &&
-          update.outcome !== "cancelled" &&
+          update.outcome === "tool_error" &&
           batch.blocks.length > 1 &&
           update.tool &&
           SIBLING_CANCELLING_TOOLS.has(update.tool.name) &&

@@ -188,6 +188,27 @@ describe("runTools", () => {
     expect(ctx.abortController.signal.aborted).toBe(false);
   });
 
+  it("a Bash call that is denied does not cancel its siblings", async () => {
+    const spans: Span[] = [];
+    const fakeBash = { ...sleeper(spans), name: "Bash" };
+    const ctx = testContext({
+      tools: [fakeBash],
+      permissionDecider: async (_t, input) =>
+        input.tag === "forbidden" ? { behavior: "deny", message: "denied by rule" } : { behavior: "allow" },
+    });
+    const { message } = await runToolsToMessage(
+      [block("ok", { ms: 80, safe: true }, "Bash"), block("no", { ms: 1, safe: true, tag: "forbidden" }, "Bash"), block("ok2", { ms: 80, safe: true }, "Bash")],
+      assistantMessage(),
+      approveAll,
+      ctx,
+    );
+    const content = message.content as Array<{ content: string; is_error?: boolean }>;
+    expect(content[1]).toMatchObject({ is_error: true, content: "denied by rule" });
+    expect(content[0]).toMatchObject({ content: "slept " });
+    expect(content[2]).toMatchObject({ content: "slept " });
+    expect(spans).toHaveLength(2);
+  });
+
   it("a failing non-Bash tool does not cancel its siblings", async () => {
     const spans: Span[] = [];
     const ctx = testContext({ tools: [sleeper(spans)] });

@@ -95,7 +95,7 @@ export const EditTool = buildTool({
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
   getPath: (input) => observablePath(input.file_path),
-  backfillObservableInput(input: EditInput, context?: ToolUseContext) {
+  backfillObservableInput(input: EditInput, context: ToolUseContext) {
     input.file_path = observablePath(input.file_path, context);
   },
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.new_string}`,

@@ -54,7 +54,7 @@ export const MultiEditTool = buildTool({
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
   getPath: (input) => observablePath(input.file_path),
-  backfillObservableInput(input: MultiEditInput, context?: ToolUseContext) {
+  backfillObservableInput(input: MultiEditInput, context: ToolUseContext) {
     input.file_path = observablePath(input.file_path, context);
   },
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.edits.map((e) => e.new_string).join("\n")}`,

@@ -132,7 +132,7 @@ export const NotebookEditTool = buildTool({
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
   getPath: (input) => observablePath(input.notebook_path),
-  backfillObservableInput(input: NotebookEditInput, context?: ToolUseContext) {
+  backfillObservableInput(input: NotebookEditInput, context: ToolUseContext) {
     input.notebook_path = observablePath(input.notebook_path, context);
   },
   toAutoClassifierInput: (input) => `${input.notebook_path} ${input.edit_mode}: ${input.new_source}`,

@@ -269,7 +269,7 @@ export const ReadTool = buildTool({
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   getPath: (input) => observablePath(input.file_path),
-  backfillObservableInput(input: ReadInput, context?: ToolUseContext) {
+  backfillObservableInput(input: ReadInput, context: ToolUseContext) {
     input.file_path = observablePath(input.file_path, context);
   },
   toAutoClassifierInput: (input) => input.file_path,

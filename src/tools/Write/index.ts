@@ -114,7 +114,7 @@ export const WriteTool = buildTool({
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
   getPath: (input) => observablePath(input.file_path),
-  backfillObservableInput(input: WriteInput, context?: ToolUseContext) {
+  backfillObservableInput(input: WriteInput, context: ToolUseContext) {
     input.file_path = observablePath(input.file_path, context);
   },
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.content}`,

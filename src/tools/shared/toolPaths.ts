@@ -11,9 +11,9 @@ export function resolveToolPath(filePath: string, context: ToolUseContext): stri
 }
 
 /**
- * The path hooks and permission checks see. `backfillObservableInput` gets no context from the pipeline, so a
- * relative path cannot be resolved against the session's cwd there; it is left relative (checkPermissions
- * resolves it with the context) rather than resolved against the wrong directory.
+ * The path hooks and permission checks see: absolute, resolved like the call will resolve it. Without a
+ * context (getPath, which has none) a relative path is left relative rather than resolved against the wrong
+ * directory; checkPermissions always resolves it with the session's cwd.
  */
 export function observablePath(filePath: string, context?: ToolUseContext): string {
   if (context) return resolveToolPath(filePath, context);

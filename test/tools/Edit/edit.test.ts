@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createEmptyPermissionContext } from "../../../src/core/context.js";
 import { hashContent } from "../../../src/core/fileStateCache.js";
 import type { CanUseToolFn } from "../../../src/core/Tool.js";
+import type { HookRunner } from "../../../src/core/hookTypes.js";
 import { runToolsToMessage } from "../../../src/core/runTools.js";
 import { EditTool } from "../../../src/tools/Edit/index.js";
 import { prepareFileEdit } from "../../../src/tools/Edit/editFile.js";
@@ -418,14 +419,33 @@ describe("Edit tool definition", () => {
   });
 
   it("backfills ~ and absolute paths for hooks and permission checks; results echo the model's path", async () => {
-    const clone = { file_path: "~/notes.txt", old_string: "a", new_string: "b", replace_all: false };
-    EditTool.backfillObservableInput?.(clone);
-    expect(clone.file_path).toBe(path.join(os.homedir(), "notes.txt"));
     const s = await readFile("rel.txt", "a\n");
-    const withContext = { file_path: "rel.txt", old_string: "a", new_string: "b", replace_all: false };
-    (EditTool.backfillObservableInput as (i: typeof withContext, c: typeof s.ctx) => void)(withContext, s.ctx);
-    expect(withContext.file_path).toBe(s.file("rel.txt"));
+    const home = { file_path: "~/notes.txt", old_string: "a", new_string: "b", replace_all: false };
+    EditTool.backfillObservableInput?.(home, s.ctx);
+    expect(home.file_path).toBe(path.join(os.homedir(), "notes.txt"));
+    const relative = { file_path: "rel.txt", old_string: "a", new_string: "b", replace_all: false };
+    EditTool.backfillObservableInput?.(relative, s.ctx);
+    expect(relative.file_path).toBe(s.file("rel.txt"));
     const r = await s.run("Edit", { file_path: "rel.txt", old_string: "a", new_string: "b" });
     expect((r.output as { filePath: string }).filePath).toBe("rel.txt");
+  });
+
+  it("hooks see the absolute path of a relative file_path", async () => {
+    const seen: unknown[] = [];
+    const outcome = async () => ({ additionalContext: [], notices: [] });
+    const hookRunner: HookRunner = {
+      preToolUse: async ({ input }) => {
+        seen.push(input.file_path);
+        return outcome();
+      },
+      postToolUse: outcome,
+      postToolUseFailure: outcome,
+      permissionRequest: outcome,
+    };
+    const s = session({ hookRunner });
+    s.write("h.txt", "x\n");
+    await s.run("Read", { file_path: "h.txt" });
+    await s.run("Edit", { file_path: "./h.txt", old_string: "x", new_string: "y" });
+    expect(seen).toEqual([s.file("h.txt"), s.file("h.txt")]);
   });
 });

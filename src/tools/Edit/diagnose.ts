@@ -44,6 +44,10 @@ export interface NoMatchDiagnosis {
   truncationMarker?: boolean;
   /** old_string matches here when letter case is ignored. */
   caseInsensitiveLine?: number;
+  /** old_string ends with a line break, but it matches the file's last line, which has none. */
+  missingFinalNewline?: boolean;
+  /** old_string has literal `\n` / `\t` escapes; with real line breaks and tabs it matches at this line. */
+  escapedLine?: number;
 }
 
 /** A line as compared for closeness: typography, whitespace runs and letter case do not count. */
@@ -198,6 +202,11 @@ export function diagnoseNoMatch(content: string, oldString: string, newString: s
     const at = content.toLowerCase().indexOf(oldString.toLowerCase());
     if (at !== -1) diagnosis.caseInsensitiveLine = lineOf(content, at);
   }
+  if (oldString.endsWith("\n") && !content.endsWith("\n") && content.endsWith(oldString.slice(0, -1))) diagnosis.missingFinalNewline = true;
+  if (/\\[nt]/.test(oldString)) {
+    const at = content.indexOf(oldString.replace(/\\n/g, "\n").replace(/\\t/g, "\t"));
+    if (at !== -1) diagnosis.escapedLine = lineOf(content, at);
+  }
   if (newString.trim().length >= NEW_STRING_MIN_CHARS || (newString.trim() && newString.includes("\n"))) {
     const at = content.indexOf(newString);
     if (at !== -1) diagnosis.newStringLine = lineOf(content, at);
@@ -235,6 +244,14 @@ export function formatNoMatchMessage(shownPath: string, diagnosis: NoMatchDiagno
       "old_string contains Read's line-truncation marker, which is not in the file. Use a shorter old_string that stops before the cut, or view the full line with Bash (e.g. sed -n 'Np' FILE).",
     );
   }
+  if (diagnosis.missingFinalNewline) {
+    parts.push("old_string ends with a line break, but the file's last line has none. Drop the final line break from old_string (and new_string).");
+  }
+  if (diagnosis.escapedLine !== undefined) {
+    parts.push(
+      `old_string contains the two-character escapes \\n or \\t where the file has real line breaks or tabs; with real ones it matches at line ${diagnosis.escapedLine}. Send actual line breaks and tabs in old_string and new_string.`,
+    );
+  }
   if (diagnosis.caseInsensitiveLine !== undefined) {
     parts.push(`old_string matches at line ${diagnosis.caseInsensitiveLine} if letter case is ignored; copy the file's exact casing.`);
   }
@@ -250,7 +267,7 @@ export function formatNoMatchMessage(shownPath: string, diagnosis: NoMatchDiagno
         `First difference, at line ${d.fileLine} of the file (line ${d.oldLine} of old_string): ${d.explanation}.\n  file:       ${JSON.stringify(d.fileText)}\n  old_string: ${JSON.stringify(d.oldText)}`,
       );
     }
-  } else {
+  } else if (parts.length === 1) {
     parts.push("No part of the file resembles old_string; check that this is the right file (Grep can find where the text lives).");
   }
   parts.push(

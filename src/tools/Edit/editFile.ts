@@ -194,6 +194,8 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
           `${absPath} already exists and is not empty, so an empty old_string (which means "create this file") was refused. To change part of it, Read it and put the text to replace in old_string; to replace all of it, Read it and use Write.`,
         );
       }
+      const readOnly = readOnlyReason(absPath, stat);
+      if (readOnly) return fail("read_only", `${absPath} cannot be edited: ${readOnly}.`);
       encoding = sniff.encoding;
     }
     const initial = edits[0].new_string;

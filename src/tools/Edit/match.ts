@@ -15,8 +15,6 @@ import { normalizeTypography, preserveQuoteStyle } from "./quotes.js";
 
 export type MatchStrategy = "exact" | "quote_normalized" | "trailing_whitespace" | "indentation_shift";
 
-export const MATCH_STRATEGIES: readonly MatchStrategy[] = ["exact", "quote_normalized", "trailing_whitespace", "indentation_shift"];
-
 /** Replace content[start, end) with text. */
 export interface Replacement {
   start: number;

@@ -59,18 +59,3 @@ export function preserveQuoteStyle(oldString: string, actual: string, newString:
   if (!fileCurlySingle && actual.includes("'") && CURLY_SINGLE.test(oldString)) out = out.replace(/[\u2018\u2019]/g, "'");
   return out;
 }
-
-/** Which kinds of typographic characters differ between the two texts, for messages. */
-export function describeTypographicDifference(a: string, b: string): string {
-  const kinds = new Set<string>();
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i] === b[i]) continue;
-    const ch = SINGLE_QUOTES.includes(a[i]) || SINGLE_QUOTES.includes(b[i]) || DOUBLE_QUOTES.includes(a[i]) || DOUBLE_QUOTES.includes(b[i])
-      ? "quotes"
-      : DASHES.includes(a[i]) || DASHES.includes(b[i])
-        ? "dashes"
-        : "spaces";
-    kinds.add(ch);
-  }
-  return [...kinds].join(", ") || "typographic characters";
-}

@@ -177,12 +177,6 @@ export function encodeText(text: string, encoding: TextEncoding): Buffer {
   }
 }
 
-/** Encode text that is only a fragment (no BOM): used to splice bytes into a large UTF-8 file. */
-export function encodeFragment(text: string, encoding: TextEncoding): Buffer {
-  if (isUtf8Family(encoding)) return Buffer.from(text, "utf8");
-  return encodeText(text, encoding).subarray(bomLength(encoding));
-}
-
 /** A decoder for one line's bytes at a time (Read's streaming window). */
 export function lineDecoder(encoding: TextEncoding): (bytes: Buffer) => string {
   switch (encoding) {

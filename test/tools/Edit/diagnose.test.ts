@@ -29,6 +29,13 @@ describe("no-match diagnosis", () => {
     expect(diagnoseNoMatch(file, "qq", "x").newStringLine).toBeUndefined();
   });
 
+  it("spots a final line break the file lacks and literal \\n escapes", () => {
+    expect(diagnoseNoMatch("a\nlast", "last\n", "x").missingFinalNewline).toBe(true);
+    expect(diagnoseNoMatch(file, "\\tlet sum = 0;\\n\\tfor", "x").escapedLine).toBe(4);
+    const message = formatNoMatchMessage("/p", diagnoseNoMatch(file, "\\treturn sum;\\n}", "x"));
+    expect(message).toContain("with real ones it matches at line 6");
+  });
+
   it("formats a message that ends with the next step", () => {
     const message = formatNoMatchMessage("/p/f.js", diagnoseNoMatch(file, "\tlet sum = 1;", "\tlet sum = 2;"));
     expect(message).toContain("old_string was not found in /p/f.js");

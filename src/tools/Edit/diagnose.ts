@@ -267,7 +267,7 @@ export function formatNoMatchMessage(shownPath: string, diagnosis: NoMatchDiagno
         `First difference, at line ${d.fileLine} of the file (line ${d.oldLine} of old_string): ${d.explanation}.\n  file:       ${JSON.stringify(d.fileText)}\n  old_string: ${JSON.stringify(d.oldText)}`,
       );
     }
-  } else if (parts.length === 1) {
+  } else if (parts.length === 1 && !options.exactOnly) {
     parts.push("No part of the file resembles old_string; check that this is the right file (Grep can find where the text lives).");
   }
   parts.push(

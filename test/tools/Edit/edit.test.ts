@@ -401,6 +401,7 @@ describe("files too large to decode are edited as bytes", () => {
     expect(!twice.ok && twice.message).toContain("matches 2 places");
     const none = prepared("he said \u201Chi\u201D\n", 'he said "hi"', "x");
     expect(!none.ok && none.message).toContain("Only exact matching is available at this size");
+    expect(!none.ok && none.message).not.toContain("No part of the file resembles");
   });
 
   it("deletes whole lines with their line break and keeps a BOM", () => {

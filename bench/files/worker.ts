@@ -1,7 +1,7 @@
 /**
  * One measured task of bench/files, in its own process so its peak RSS is its own:
  *   baseline                    load the tools, do nothing (the RSS floor of a worker)
- *   read FILE OFFSETS           Read the 2000-line windows at OFFSETS (comma-separated) in one session
+ *   read FILE WINDOWS           Read each OFFSET:LIMIT window (comma-separated) in turn, in one session
  *   edit FILE RUNS              Read once, then RUNS Edits (MARKER_k → MARKER_k+1) through runToolUse
  *   plain FILE RUNS             RUNS × readFileSync + replace + writeFileSync
  * Prints one JSON line: {ms: [per run], rssKB, ...}.
@@ -41,9 +41,10 @@ try {
     const ctx = context();
     const ms: number[] = [];
     const notes: string[] = [];
-    for (const offset of arg.split(",")) {
+    for (const window of arg.split(",")) {
+      const [offset, limit] = window.split(":").map(Number);
       const start = performance.now();
-      const text = await run(ctx, "Read", { file_path: file, offset: Number(offset), limit: 2000 });
+      const text = await run(ctx, "Read", { file_path: file, offset, limit });
       ms.push(performance.now() - start);
       notes.push(text.slice(text.lastIndexOf("\n[")).trim());
     }

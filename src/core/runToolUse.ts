@@ -289,7 +289,11 @@ async function* pipeline(
   context.setInProgressToolUseIDs((prev) => new Set(prev).add(toolUseID));
   const queue = createAsyncQueue<ProgressUpdate>();
   let settled: { ok: true; value: ToolResult<unknown> } | { ok: false; error: unknown } | undefined;
-  const onAbort = () => queue.close();
+  let interruptedWhileRunning = false;
+  const onAbort = () => {
+    if (!settled) interruptedWhileRunning = true;
+    queue.close();
+  };
   signal.addEventListener("abort", onAbort, { once: true });
   const callContext: ToolUseContext = { ...context, toolUseId: toolUseID };
   try {
@@ -326,7 +330,8 @@ async function* pipeline(
   };
 
   const result = settled as typeof settled;
-  if (!result || (!result.ok && (isAbortError(result.error) || signal.aborted))) {
+  // An interrupted call is cancelled even if the tool wound down with a value: the model must stop and wait.
+  if (!result || interruptedWhileRunning || (!result.ok && isAbortError(result.error))) {
     const message = cancellationMessage(signal);
     await runFailureHooks(message, true);
     yield fail(message, "cancelled");

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { AnyTool, CanUseToolFn, ToolUseContext } from "./Tool.js";
 import type { AssistantMessage, ToolResultBlockParam, ToolUseBlock, UserMessage, TextBlock } from "./messages.js";
 import { findToolByName, getCurrentTools } from "./registry.js";
@@ -55,8 +56,10 @@ function describeCall(tool: AnyTool | undefined, block: ToolUseBlock): string {
 }
 
 /** A child controller that follows its parent's abort. */
-function childAbortController(parent: AbortController): { controller: AbortController; dispose(): void } {
+function childAbortController(parent: AbortController, cap: number): { controller: AbortController; dispose(): void } {
   const controller = new AbortController();
+  // Every running call listens (the pipeline, the tool, its hooks): a full batch legitimately exceeds Node's default 10.
+  setMaxListeners(Math.max(10, cap * 4), controller.signal);
   const forward = () => controller.abort(parent.signal.reason);
   if (parent.signal.aborted) forward();
   else parent.signal.addEventListener("abort", forward, { once: true });
@@ -74,7 +77,7 @@ async function* runBatch(
   context: ToolUseContext,
   cap: number,
 ): AsyncGenerator<ToolUseUpdate, void> {
-  const { controller, dispose } = childAbortController(context.abortController);
+  const { controller, dispose } = childAbortController(context.abortController, cap);
   const batchContext: ToolUseContext = { ...context, abortController: controller };
   const events = createAsyncQueue<ToolUseUpdate>();
   const results = new Map<string, ToolResultUpdate>();

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
+import { writeFileAtomicSync } from "./atomicWrite.js";
 
 /** One file's state before a message first changed it. `backup` null = the file did not exist. */
 interface FileBackup {
@@ -52,19 +53,6 @@ function resolveTarget(filePath: string): string {
   } catch {
     return path.resolve(filePath);
   }
-}
-
-function writeFileAtomicSync(filePath: string, data: Buffer, mode?: number): void {
-  const tmp = path.join(path.dirname(filePath), `.${path.basename(filePath)}.toolgate-${randomUUID().slice(0, 8)}.tmp`);
-  const fd = fs.openSync(tmp, "w", mode ?? 0o644);
-  try {
-    fs.writeFileSync(fd, data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  if (mode !== undefined) fs.chmodSync(tmp, mode);
-  fs.renameSync(tmp, filePath);
 }
 
 export function createFileHistory(historyDir: string): FileHistory {
@@ -126,7 +114,8 @@ export function createFileHistory(historyDir: string): FileHistory {
             result.deleted.push(filePath);
           } else {
             fs.mkdirSync(path.dirname(filePath), { recursive: true });
-            writeFileAtomicSync(filePath, fs.readFileSync(backup), mode);
+            writeFileAtomicSync(filePath, fs.readFileSync(backup));
+            if (mode !== undefined) fs.chmodSync(filePath, mode);
             result.restored.push(filePath);
           }
         } catch (err) {

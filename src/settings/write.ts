@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
+import { writeFileAtomicSync } from "../core/atomicWrite.js";
 import { readSettingsFile } from "./load.js";
 
 export class SettingsWriteError extends Error {
@@ -13,40 +13,10 @@ export class SettingsWriteError extends Error {
   }
 }
 
-/** Write `text` to `file` atomically: a temp file in the same directory, fsync, rename; the old mode is kept. */
+/** Write `text` to `file` atomically (temp file in the same directory, fsync, rename); the old mode is kept. */
 export function writeSettingsFileAtomic(file: string, text: string): void {
-  const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true });
-  let mode = 0o644;
-  try {
-    mode = fs.statSync(file).mode & 0o7777;
-  } catch {
-    // a new file
-  }
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-  const fd = fs.openSync(temp, "wx", mode);
-  try {
-    fs.writeFileSync(fd, text);
-    fs.fsyncSync(fd);
-  } catch (err) {
-    fs.closeSync(fd);
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
-  fs.closeSync(fd);
-  try {
-    fs.renameSync(temp, file);
-  } catch (err) {
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
-  try {
-    const dirFd = fs.openSync(dir, "r");
-    fs.fsyncSync(dirFd);
-    fs.closeSync(dirFd);
-  } catch {
-    // some file systems cannot fsync a directory; the rename is still atomic
-  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  writeFileAtomicSync(file, text);
 }
 
 function detectIndent(text: string): string | number {

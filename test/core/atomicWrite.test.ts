@@ -3,8 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { resolveWriteTarget, staleTempFiles, writeFileAtomicSync } from "../../../src/tools/shared/atomicWrite.js";
-import { tempDir } from "../../helpers.js";
+import { resolveWriteTarget, staleTempFiles, writeFileAtomicSync } from "../../src/core/atomicWrite.js";
+import { tempDir } from "../helpers.js";
 
 const CHILD = fileURLToPath(new URL("./atomicWriteChild.ts", import.meta.url));
 const NEW_SIZE = 200 * 1024 * 1024;

@@ -13,7 +13,7 @@ import { runToolUse } from "../../src/core/runToolUse.js";
 import type { AnyTool, CanUseToolFn } from "../../src/core/Tool.js";
 import type { AssistantMessage } from "../../src/core/messages.js";
 import { hasPermissionsToUseTool, matchingReadDenyRule, parsePermissionRule, readDenyGlobsForRoot } from "../../src/permissions/index.js";
-import { sortNewestFirst } from "../../src/tools/Glob/newestFirst.js";
+import { sortNewestFirst } from "../../src/tools/shared/newestFirst.js";
 import { GlobTool } from "../../src/tools/Glob/index.js";
 import { GrepTool } from "../../src/tools/Grep/index.js";
 import { buildGrepArgs, type GrepOutputMode } from "../../src/tools/Grep/args.js";

@@ -2,13 +2,12 @@ import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
-import { commitFileWrite } from "../shared/commit.js";
-import { FileToolError } from "../shared/errors.js";
 import { buildStructuredPatch, type StructuredPatchHunk } from "../shared/patch.js";
 import { snippetAround, type Snippet } from "../shared/snippet.js";
 import { observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
 import type { MatchStrategy } from "./match.js";
-import { prepareFileEdit, reprepareFileEdit, type EditFileRequest, type PreparedEdit } from "./editFile.js";
+import type { EditFileRequest, PreparedEdit } from "./editFile.js";
+import { createFileEditLifecycle } from "./lifecycle.js";
 import { EDIT_DESCRIPTION, EDIT_PROMPT } from "./prompt.js";
 
 export const EDIT_TOOL_NAME = "Edit";
@@ -42,8 +41,6 @@ export interface EditOutput {
 }
 
 /** What validateInput prepared for this exact input object, reused by call() if nothing moved in between. */
-const validated = new WeakMap<object, PreparedEdit>();
-
 export function editOutcomeNote(strategy: MatchStrategy | "create", shift?: string): string {
   switch (strategy) {
     case "quote_normalized":
@@ -64,6 +61,8 @@ export function formatSnippet(snippet: Snippet): string {
 function request(input: EditInput): EditFileRequest {
   return { toolName: "Edit", filePath: input.file_path, edits: [input] };
 }
+
+const lifecycle = createFileEditLifecycle(request, "edit");
 
 export function editOutput(input: EditInput, edit: PreparedEdit): EditOutput {
   const first = edit.ranges[0] ?? { newStart: 0, newEnd: 0 };
@@ -94,7 +93,7 @@ export const EditTool = buildTool({
   userFacingName: (input) => (input?.old_string === "" ? "Create" : "Update"),
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
-  getPath: (input) => observablePath(input.file_path),
+  getPath: (input, context) => observablePath(input.file_path, context),
   backfillObservableInput(input: EditInput, context: ToolUseContext) {
     input.file_path = observablePath(input.file_path, context);
   },
@@ -102,27 +101,10 @@ export const EditTool = buildTool({
   async checkPermissions(input, context) {
     return writePermission(resolveToolPath(input.file_path, context), context);
   },
-  async validateInput(input, context) {
-    const prepared = prepareFileEdit(request(input), context);
-    if (!prepared.ok) return { result: false, message: prepared.message, errorCode: prepared.errorCode };
-    validated.set(input, prepared.edit);
-    return { result: true };
-  },
+  validateInput: (input, context) => lifecycle.validateInput(input, context),
   // Synchronous from the re-read to the write: nothing else can run in between.
   async call(input, context, _canUseTool, parentMessage) {
-    const prepared = reprepareFileEdit(request(input), context, validated.get(input));
-    validated.delete(input);
-    if (!prepared.ok) throw new FileToolError(prepared.message, `edit:${prepared.code}`);
-    const { edit } = prepared;
-    commitFileWrite({
-      context,
-      parentMessage,
-      absPath: edit.absPath,
-      bytes: edit.newBytes,
-      text: edit.newText,
-      createParents: edit.creates,
-      coversWholeFile: edit.applied[0]?.strategy === "create" || (edit.state?.coversWholeFile ?? false),
-    });
+    const edit = lifecycle.commit(input, context, parentMessage);
     return { data: editOutput(input, edit) };
   },
   mapToolResultToToolResultBlockParam(output: EditOutput, toolUseID: string): ToolResultBlockParam {

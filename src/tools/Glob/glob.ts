@@ -5,7 +5,7 @@ import picomatch from "picomatch";
 import { AbortError, TelemetrySafeError } from "../../core/errors.js";
 import type { ToolPermissionContext } from "../../core/permissionTypes.js";
 import { readDenyGlobsForRoot } from "../../permissions/index.js";
-import { createReadDenyFilter } from "./denyFilter.js";
+import { createReadDenyFilter } from "../shared/denyFilter.js";
 import {
   BASE_ARGS,
   DEFAULT_SEARCH_TIMEOUT_MS,
@@ -15,7 +15,7 @@ import {
   VCS_DIRECTORIES,
   type RipgrepStopReason,
 } from "../shared/ripgrep.js";
-import { sortNewestFirst } from "./newestFirst.js";
+import { sortNewestFirst } from "../shared/newestFirst.js";
 
 export const GLOB_MAX_RESULTS = 100;
 

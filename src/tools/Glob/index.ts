@@ -8,7 +8,7 @@ import type { ToolResultBlockParam } from "../../core/messages.js";
 import { checkReadPermissionForPath } from "../../permissions/index.js";
 import { GLOB_MAX_RESULTS, globSearch, splitGlobPattern, type GlobProgress } from "./glob.js";
 import { GLOB_DESCRIPTION, GLOB_TOOL_NAME, globPrompt } from "./prompt.js";
-import { observablePath } from "./inputPath.js";
+import { observablePath } from "../shared/toolPaths.js";
 
 const inputSchema = () =>
   z.strictObject({
@@ -59,7 +59,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
   isResultTruncated: (output) => output.truncated || output.partial !== undefined,
 
   getPath(input: GlobInput, context?: ToolUseContext) {
-    return context ? searchRootOf(input, context.getCwd()) : (observablePath(input.path) ?? ".");
+    return context ? searchRootOf(input, context.getCwd()) : (input.path === undefined ? "." : observablePath(input.path));
   },
 
   backfillObservableInput(input: GlobInput, context?: ToolUseContext) {

@@ -6,7 +6,7 @@ import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import { checkReadPermissionForPath } from "../../permissions/index.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS } from "../shared/ripgrep.js";
-import { observablePath } from "../Glob/inputPath.js";
+import { observablePath } from "../shared/toolPaths.js";
 import { splitGlobList } from "./args.js";
 import { formatGrepResult, isFailedSearch, type GrepOutput, type GrepPage } from "./output.js";
 import { contentPage, grepSearch, type GrepProgress } from "./search.js";
@@ -67,7 +67,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
   isResultTruncated: (output) => output.page.hasMore || output.partial !== undefined,
 
   getPath(input: GrepInput, context?: ToolUseContext) {
-    return context ? targetOf(input, context.getCwd()) : (observablePath(input.path) ?? ".");
+    return context ? targetOf(input, context.getCwd()) : (input.path === undefined ? "." : observablePath(input.path));
   },
 
   backfillObservableInput(input: GrepInput, context?: ToolUseContext) {

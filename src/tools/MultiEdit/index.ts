@@ -2,13 +2,12 @@ import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
-import { commitFileWrite } from "../shared/commit.js";
-import { FileToolError } from "../shared/errors.js";
 import { buildStructuredPatch, type StructuredPatchHunk } from "../shared/patch.js";
 import { snippetAround, type Snippet } from "../shared/snippet.js";
 import { observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
 import type { AppliedEdit } from "../Edit/applyEdits.js";
-import { prepareFileEdit, reprepareFileEdit, type EditFileRequest, type PreparedEdit } from "../Edit/editFile.js";
+import type { EditFileRequest } from "../Edit/editFile.js";
+import { createFileEditLifecycle } from "../Edit/lifecycle.js";
 import { editOutcomeNote, formatSnippet, ORIGINAL_FILE_MAX_CHARS } from "../Edit/index.js";
 import { MULTI_EDIT_DESCRIPTION, MULTI_EDIT_PROMPT } from "./prompt.js";
 
@@ -36,11 +35,11 @@ export interface MultiEditOutput {
   snippet: Snippet;
 }
 
-const validated = new WeakMap<object, PreparedEdit>();
-
 function request(input: MultiEditInput): EditFileRequest {
   return { toolName: "MultiEdit", filePath: input.file_path, edits: input.edits };
 }
+
+const lifecycle = createFileEditLifecycle(request, "multiedit");
 
 export const MultiEditTool = buildTool({
   name: MULTI_EDIT_TOOL_NAME,
@@ -53,7 +52,7 @@ export const MultiEditTool = buildTool({
   userFacingName: () => "Update",
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
-  getPath: (input) => observablePath(input.file_path),
+  getPath: (input, context) => observablePath(input.file_path, context),
   backfillObservableInput(input: MultiEditInput, context: ToolUseContext) {
     input.file_path = observablePath(input.file_path, context);
   },
@@ -61,27 +60,10 @@ export const MultiEditTool = buildTool({
   async checkPermissions(input, context) {
     return writePermission(resolveToolPath(input.file_path, context), context);
   },
-  async validateInput(input, context) {
-    const prepared = prepareFileEdit(request(input), context);
-    if (!prepared.ok) return { result: false, message: prepared.message, errorCode: prepared.errorCode };
-    validated.set(input, prepared.edit);
-    return { result: true };
-  },
+  validateInput: (input, context) => lifecycle.validateInput(input, context),
   // Synchronous from the re-read to the write, like Edit.
   async call(input, context, _canUseTool, parentMessage) {
-    const prepared = reprepareFileEdit(request(input), context, validated.get(input));
-    validated.delete(input);
-    if (!prepared.ok) throw new FileToolError(prepared.message, `multiedit:${prepared.code}`);
-    const { edit } = prepared;
-    commitFileWrite({
-      context,
-      parentMessage,
-      absPath: edit.absPath,
-      bytes: edit.newBytes,
-      text: edit.newText,
-      createParents: edit.creates,
-      coversWholeFile: edit.applied[0]?.strategy === "create" || (edit.state?.coversWholeFile ?? false),
-    });
+    const edit = lifecycle.commit(input, context, parentMessage);
     const range = edit.ranges[0] ?? { newStart: 0, newEnd: 0 };
     const output: MultiEditOutput = {
       filePath: input.file_path,

@@ -131,7 +131,7 @@ export const NotebookEditTool = buildTool({
   userFacingName: () => "Edit Notebook",
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
-  getPath: (input) => observablePath(input.notebook_path),
+  getPath: (input, context) => observablePath(input.notebook_path, context),
   backfillObservableInput(input: NotebookEditInput, context: ToolUseContext) {
     input.notebook_path = observablePath(input.notebook_path, context);
   },

@@ -268,7 +268,7 @@ export const ReadTool = buildTool({
   userFacingName: () => "Read",
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  getPath: (input) => observablePath(input.file_path),
+  getPath: (input, context) => observablePath(input.file_path, context),
   backfillObservableInput(input: ReadInput, context: ToolUseContext) {
     input.file_path = observablePath(input.file_path, context);
   },

@@ -113,7 +113,7 @@ export const WriteTool = buildTool({
   userFacingName: () => "Write",
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
-  getPath: (input) => observablePath(input.file_path),
+  getPath: (input, context) => observablePath(input.file_path, context),
   backfillObservableInput(input: WriteInput, context: ToolUseContext) {
     input.file_path = observablePath(input.file_path, context);
   },

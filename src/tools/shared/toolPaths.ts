@@ -12,7 +12,7 @@ export function resolveToolPath(filePath: string, context: ToolUseContext): stri
 
 /**
  * The path hooks and permission checks see: absolute, resolved like the call will resolve it. Without a
- * context (getPath, which has none) a relative path is left relative rather than resolved against the wrong
+ * context (getPath called outside the pipeline) a relative path is left relative rather than resolved against the wrong
  * directory; checkPermissions always resolves it with the session's cwd.
  */
 export function observablePath(filePath: string, context?: ToolUseContext): string {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { TaskStatus } from "../../core/tasks.js";
-import type { ToolUseContext } from "../../core/Tool.js";
+import { requireTask, validateTaskId } from "../shared/taskLookup.js";
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, TASK_OUTPUT_TOOL_NAME, taskOutputPrompt } from "./prompt.js";
 
 const inputSchema = () =>
@@ -26,13 +26,6 @@ export interface TaskOutputOutput {
   waitTimedOut: boolean;
 }
 
-/** The ids a model can use, for an error message. */
-export function describeKnownTasks(context: ToolUseContext): string {
-  const tasks = context.tasks.list();
-  if (!tasks.length) return "No background tasks exist in this session.";
-  return `Known tasks: ${tasks.map((t) => `${t.id} (${t.status()})`).join(", ")}.`;
-}
-
 export const TaskOutputTool = buildTool<TaskOutputInput, TaskOutputOutput>({
   name: TASK_OUTPUT_TOOL_NAME,
   aliases: ["BashOutput"],
@@ -46,15 +39,9 @@ export const TaskOutputTool = buildTool<TaskOutputInput, TaskOutputOutput>({
   // reading the session's own task output reveals nothing the task did not already print
   checkPermissions: async (input) => ({ behavior: "allow", updatedInput: input }),
   toAutoClassifierInput: (input) => input.task_id,
-  async validateInput(input, context) {
-    if (!context.tasks.get(input.task_id)) {
-      return { result: false, message: `No background task has the id ${input.task_id}. ${describeKnownTasks(context)}`, errorCode: 1 };
-    }
-    return { result: true };
-  },
+  validateInput: validateTaskId,
   async call(input, context) {
-    const task = context.tasks.get(input.task_id);
-    if (!task) throw new Error(`No background task has the id ${input.task_id}. ${describeKnownTasks(context)}`);
+    const task = requireTask(input.task_id, context);
     let waitTimedOut = false;
     if (input.block && task.status() === "running") {
       waitTimedOut = !(await task.waitForCompletion(input.timeout, context.abortController.signal));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { TaskStatus } from "../../core/tasks.js";
-import { describeKnownTasks } from "../TaskOutput/index.js";
+import { requireTask, validateTaskId } from "../shared/taskLookup.js";
 import { TASK_STOP_TOOL_NAME, taskStopPrompt } from "./prompt.js";
 
 const inputSchema = () =>
@@ -31,15 +31,9 @@ export const TaskStopTool = buildTool<TaskStopInput, TaskStopOutput>({
   // stopping the session's own task undoes nothing the user approved
   checkPermissions: async (input) => ({ behavior: "allow", updatedInput: input }),
   toAutoClassifierInput: (input) => input.task_id,
-  async validateInput(input, context) {
-    if (!context.tasks.get(input.task_id)) {
-      return { result: false, message: `No background task has the id ${input.task_id}. ${describeKnownTasks(context)}`, errorCode: 1 };
-    }
-    return { result: true };
-  },
+  validateInput: validateTaskId,
   async call(input, context) {
-    const task = context.tasks.get(input.task_id);
-    if (!task) throw new Error(`No background task has the id ${input.task_id}. ${describeKnownTasks(context)}`);
+    const task = requireTask(input.task_id, context);
     const wasRunning = task.status() === "running";
     if (wasRunning) await task.stop();
     return {

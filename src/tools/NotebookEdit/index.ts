@@ -122,6 +122,8 @@ function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext):
 
 export const NotebookEditTool = buildTool({
   name: NOTEBOOK_EDIT_TOOL_NAME,
+  // Rarely needed: announced by name only until ToolSearch loads it.
+  shouldDefer: true,
   searchHint: "jupyter ipynb notebook cell edit insert delete",
   maxResultSizeChars: 100_000,
   strict: true,

@@ -27,5 +27,8 @@ for (const name of wanted.length ? wanted : available) {
     failed++;
     console.error(`bench/${name} exited with ${result.status ?? result.signal}`);
   }
+  // Let the disk and page cache settle (bench/files writes and deletes gigabytes) before the next one.
+  spawnSync("sync");
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
 }
 process.exit(failed ? 1 : 0);

@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import fsp, { type FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext, ValidationResult } from "../../core/Tool.js";
@@ -24,7 +23,8 @@ import { MAX_IMAGE_BYTES, sniffImage, type ImageMediaType } from "./image.js";
 import { renderNotebook, type NotebookImage } from "./notebook.js";
 import { extractPdfText, parsePageRange, type PageRange } from "./pdf.js";
 import { READ_DESCRIPTION, READ_PROMPT } from "./prompt.js";
-import { readLineWindow, type LineIndex } from "./window.js";
+import { READ_CHUNK_BYTES, readLineWindow, type LineIndex } from "./window.js";
+import { openReadSource, type ReadSource } from "./source.js";
 
 export const READ_TOOL_NAME = "Read";
 /** The text of one result stops growing here (the window ends early and says where to continue). */
@@ -108,7 +108,7 @@ function windowOf(input: ReadInput): { offset: number; limit: number } {
   return { offset: Math.max(1, input.offset ?? 1), limit: input.limit ?? DEFAULT_READ_LIMIT };
 }
 
-async function readHead(handle: FileHandle, bytes: number): Promise<Buffer> {
+async function readHead(handle: ReadSource, bytes: number): Promise<Buffer> {
   const buffer = Buffer.alloc(bytes);
   let filled = 0;
   while (filled < bytes) {
@@ -119,7 +119,7 @@ async function readHead(handle: FileHandle, bytes: number): Promise<Buffer> {
   return buffer.subarray(0, filled);
 }
 
-async function readImage(handle: FileHandle, absPath: string, filePath: string, size: number): Promise<ReadOutput | undefined> {
+async function readImage(handle: ReadSource, absPath: string, filePath: string, size: number): Promise<ReadOutput | undefined> {
   if (size > MAX_IMAGE_BYTES) {
     throw new FileToolError(
       `${absPath} is a ${formatBytes(size)} image; images up to ${formatBytes(MAX_IMAGE_BYTES)} can be shown. Make a smaller copy first (e.g. with ImageMagick: convert in.png -resize 50% small.png) and read that.`,
@@ -132,7 +132,7 @@ async function readImage(handle: FileHandle, absPath: string, filePath: string, 
   return { type: "image", file: { filePath, base64: bytes.toString("base64"), mediaType: info.mediaType, originalSize: bytes.length, width: info.width, height: info.height } };
 }
 
-async function readNotebook(handle: FileHandle, absPath: string, filePath: string, stat: fs.Stats, context: ToolUseContext): Promise<ReadOutput | undefined> {
+async function readNotebook(handle: ReadSource, absPath: string, filePath: string, stat: fs.Stats, context: ToolUseContext): Promise<ReadOutput | undefined> {
   if (stat.size > MAX_NOTEBOOK_BYTES) return undefined;
   const raw = await handle.readFile();
   const sniff = sniffEncoding(raw, true);
@@ -168,7 +168,7 @@ async function readPdf(absPath: string, filePath: string, pages: PageRange | und
   return { type: "pdf", file: { filePath, pages: kept, first: pdf.first, last: pdf.first + kept.length - 1, totalPages: pdf.totalPages, truncated } };
 }
 
-async function readText(handle: FileHandle, absPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
+async function readText(handle: ReadSource, absPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
   const head = await readHead(handle, SNIFF_BYTES);
   const sniff = sniffEncoding(head, head.length >= stat.size);
   if (sniff.kind === "binary") throw new FileToolError(binaryMessage(absPath, sniff.reason), "read:binary");
@@ -189,6 +189,8 @@ async function readText(handle: FileHandle, absPath: string, filePath: string, s
     maxOutputChars: MAX_READ_OUTPUT_CHARS,
     hash: stat.size <= MAX_HASHED_BYTES,
     signal: context.abortController.signal,
+    // A small file needs no 4 MiB buffers (two per read): allocating them dominated small reads.
+    chunkBytes: Math.min(READ_CHUNK_BYTES, Math.max(64 * 1024, stat.size + 2)),
     keepWholeFileBytes: CONTENT_CACHE_BYTES,
     index: indexed ? lineIndexes.get(lineIndexKey(stat)) : undefined,
   });
@@ -300,7 +302,7 @@ export const ReadTool = buildTool({
   },
   async call(input, context) {
     const absPath = resolveToolPath(input.file_path, context);
-    const handle = await fsp.open(absPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const handle = await openReadSource(absPath);
     try {
       const stat = await handle.stat();
       const special = describeSpecialFile(stat);

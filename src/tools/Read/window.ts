@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { FileHandle } from "node:fs/promises";
+import type { ReadSource } from "./source.js";
 import { AbortError } from "../../core/errors.js";
 import { bomLength, codeUnitBytes, lineDecoder, type TextEncoding } from "../shared/encoding.js";
 import { truncatedLineMarker } from "../shared/readFormat.js";
@@ -52,7 +52,7 @@ export interface LineWindow {
   index?: LineIndex;
 }
 
-async function readFull(handle: FileHandle, buffer: Buffer, position: number): Promise<number> {
+async function readFull(handle: ReadSource, buffer: Buffer, position: number): Promise<number> {
   let filled = 0;
   while (filled < buffer.length) {
     const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position + filled);
@@ -74,7 +74,7 @@ function cutChars(text: string, max: number): string {
  * (0x0A, or the aligned 2-byte newline of UTF-16), each kept line holds at most a few KB before it is
  * decoded and cut, and every other line is only counted. Hashing happens in the same pass.
  */
-export async function readLineWindow(handle: FileHandle, options: LineWindowOptions): Promise<LineWindow> {
+export async function readLineWindow(handle: ReadSource, options: LineWindowOptions): Promise<LineWindow> {
   const { encoding, offset, limit, maxLineChars, maxOutputChars, signal } = options;
   const unit = codeUnitBytes(encoding);
   const newline = encoding === "utf16le" ? Buffer.from([0x0a, 0x00]) : encoding === "utf16be" ? Buffer.from([0x00, 0x0a]) : undefined;

@@ -168,8 +168,8 @@ export interface AppState {
 export interface ContentReplacementState {
   /** tool_use ids already judged by the per-message budget. */
   seen: Set<string>;
-  /** tool_use id → replacement content (the `<persisted-output>` block). */
-  replacements: Map<string, string>;
+  /** tool_use id → replacement content (the `<persisted-output>` text, beside any images the result had). */
+  replacements: Map<string, ToolResultBlockParam["content"]>;
 }
 
 export interface SessionPaths {

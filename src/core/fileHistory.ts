@@ -90,7 +90,7 @@ export function createFileHistory(historyDir: string): FileHistory {
         fs.mkdirSync(historyDir, { recursive: true });
         const name = `${String(++counter).padStart(5, "0")}-${createHash("sha1").update(target).digest("hex").slice(0, 12)}.bak`;
         const backup = path.join(historyDir, name);
-        fs.copyFileSync(target, backup);
+        fs.copyFileSync(target, backup, fs.constants.COPYFILE_FICLONE);
         entry = { filePath: target, backup, mode: stat.mode & 0o7777 };
       } else {
         entry = { filePath: target, backup: null };

@@ -33,12 +33,17 @@ export function toolResultTextLength(content: ToolResultBlockParam["content"]): 
   return content.reduce((n, b) => n + (b.type === "text" ? b.text.length : 0), 0);
 }
 
-function isTextOnly(content: ToolResultBlockParam["content"]): content is string | Array<{ type: "text"; text: string }> {
-  return typeof content === "string" || content.every((b: ToolResultContentBlock) => b.type === "text");
+/** The text of a result: the string, or its text blocks joined (images and other blocks are not text). */
+function contentText(content: ToolResultBlockParam["content"]): string {
+  if (typeof content === "string") return content;
+  return content.flatMap((b: ToolResultContentBlock) => (b.type === "text" ? [b.text] : [])).join("\n");
 }
 
-function contentText(content: string | Array<{ type: "text"; text: string }>): string {
-  return typeof content === "string" ? content : content.map((b) => b.text).join("\n");
+/** The result with its text replaced by `replacement`, at the first text block; other blocks (images) stay. */
+function replaceText(content: ToolResultBlockParam["content"], replacement: string): ToolResultBlockParam["content"] {
+  if (typeof content === "string" || content.every((b) => b.type === "text")) return replacement;
+  const first = content.findIndex((b) => b.type === "text");
+  return content.flatMap((b, i): ToolResultContentBlock[] => (b.type !== "text" ? [b] : i === first ? [{ type: "text", text: replacement }] : []));
 }
 
 /** The per-result persistence threshold: min(tool limit, 50 000); a tool with an infinite limit is never persisted. */
@@ -82,12 +87,12 @@ function resultFileName(toolUseID: string): string {
 }
 
 async function persistBlock(block: ToolResultBlockParam, context: ToolUseContext): Promise<ToolResultBlockParam> {
-  const text = contentText(block.content as string | Array<{ type: "text"; text: string }>);
+  const text = contentText(block.content);
   const dir = context.paths.toolResultsDir;
   await fs.mkdir(dir, { recursive: true });
   const filePath = path.join(dir, resultFileName(block.tool_use_id));
   await fs.writeFile(filePath, text, "utf8");
-  const replacement = buildPersistedOutputMessage(text, filePath);
+  const replacement = replaceText(block.content, buildPersistedOutputMessage(text, filePath));
   context.contentReplacementState.replacements.set(block.tool_use_id, replacement);
   context.contentReplacementState.seen.add(block.tool_use_id);
   return { ...block, content: replacement };
@@ -102,7 +107,7 @@ export async function maybePersistLargeToolResult(
   const replaced = context.contentReplacementState.replacements.get(block.tool_use_id);
   if (replaced !== undefined) return { ...block, content: replaced };
   const threshold = persistenceThreshold(tool);
-  if (!isTextOnly(block.content) || toolResultTextLength(block.content) <= threshold) return block;
+  if (toolResultTextLength(block.content) <= threshold) return block;
   return persistBlock(block, context);
 }
 
@@ -132,7 +137,7 @@ export async function applyToolResultBudget(
     .filter(
       ({ entry, index }) =>
         !state.seen.has(entry.block.tool_use_id) &&
-        isTextOnly(blocks[index].content) &&
+        toolResultTextLength(blocks[index].content) > 0 &&
         Number.isFinite(entry.tool?.maxResultSizeChars ?? 0),
     )
     .sort((a, b) => b.size - a.size);

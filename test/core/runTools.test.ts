@@ -291,6 +291,26 @@ describe("large results", () => {
     expect(b.content).toHaveLength(120_000);
   });
 
+  it("persists the text of a large result that also carries an image, keeping the image inline", async () => {
+    const image = { type: "image" as const, source: { type: "base64" as const, media_type: "image/png", data: "iVBORw0KGgo=" } };
+    const mixed = buildTool({
+      name: "Shot",
+      maxResultSizeChars: 100_000,
+      inputSchema: z.strictObject({}),
+      description: () => "",
+      prompt: () => "",
+      call: async () => ({ data: "line\n".repeat(20_000) }),
+      mapToolResultToToolResultBlockParam: (text: string, id) => ({ type: "tool_result", tool_use_id: id, content: [{ type: "text", text }, image] }),
+    });
+    const ctx = testContext({ tools: [mixed] });
+    const { message } = await runToolsToMessage([block("s", {}, "Shot")], assistantMessage(), approveAll, ctx);
+    const content = (message.content as Array<{ content: Array<{ type: string; text?: string }> }>)[0].content;
+    expect(content.map((b) => b.type)).toEqual(["text", "image"]);
+    expect(content[0].text!.startsWith("<persisted-output>")).toBe(true);
+    const saved = /saved at: (.+\.txt)/.exec(content[0].text!)![1];
+    expect(fs.readFileSync(saved, "utf8")).toHaveLength(100_000);
+  });
+
   it("keeps one message's results under 200 000 chars by persisting the largest, and replays the decision", async () => {
     const ctx = testContext({ tools: [bigTool()] });
     const sizes = [45_000, 48_000, 30_000, 49_000, 47_000, 40_000];

@@ -66,7 +66,7 @@ async function describeTool(tool: AnyTool, tools: Tools): Promise<McpToolDefinit
     description: await tool.prompt({ tools }),
     inputSchema: toolInputJSONSchema(tool) as McpToolDefinition["inputSchema"],
     annotations: {
-      title: safely(() => tool.userFacingName(), tool.name),
+      title: tool.name,
       readOnlyHint: readOnly,
       destructiveHint: !readOnly && safely(() => tool.isDestructive({}), false),
       openWorldHint: false,

@@ -2,7 +2,9 @@ import { isDeepStrictEqual } from "node:util";
 import type { AnyObject, AnyTool, CanUseToolFn, HookPermissionDecision, ToolResult, ToolUseContext } from "./Tool.js";
 import type { AssistantMessage, Message, TextBlock, ToolResultBlockParam, ToolUseBlock } from "./messages.js";
 import type { PermissionDecision } from "./permissionTypes.js";
-import type { HookNotice } from "./hookTypes.js";
+import type { HookNotice, PostToolUseHookOutcome } from "./hookTypes.js";
+
+type HookOutcome = Pick<PostToolUseHookOutcome, "notices" | "additionalContext" | "preventContinuation" | "blockingError">;
 import { findToolByName, getCurrentTools, isDeferredTool } from "./registry.js";
 import { formatZodIssues, parseToolInput } from "./validation.js";
 import { AbortError, classifyToolError, formatError, isAbortError } from "./errors.js";
@@ -154,6 +156,14 @@ async function* pipeline(
   const additionalContext: string[] = [];
   let preventContinuation: { reason: string } | undefined;
 
+  /** Fold what a hook run said into this call's result: context for the model, notices for the user, a stop. */
+  const absorb = (outcome: HookOutcome, objection?: string) => {
+    notices.push(...outcome.notices);
+    additionalContext.push(...outcome.additionalContext);
+    if (outcome.preventContinuation) preventContinuation = outcome.preventContinuation;
+    if (outcome.blockingError && objection) additionalContext.push(`${objection}: ${outcome.blockingError}`);
+  };
+
   const finish = (
     block: ToolResultBlockParam,
     outcome: ToolUseOutcome,
@@ -232,10 +242,8 @@ async function* pipeline(
   let hookDecision: HookPermissionDecision | undefined;
   if (context.hookRunner) {
     const outcome = await context.hookRunner.preToolUse({ tool, input: observable, toolUseID, context });
-    notices.push(...outcome.notices);
-    additionalContext.push(...outcome.additionalContext);
+    absorb(outcome);
     if (outcome.preventContinuation) {
-      preventContinuation = outcome.preventContinuation;
       yield fail(`A PreToolUse hook stopped this turn before ${tool.name} ran: ${outcome.preventContinuation.reason}`, "denied");
       return;
     }
@@ -260,9 +268,7 @@ async function* pipeline(
     : await decideWithoutEngine(tool, observable, context, hookDecision);
   if (decision.behavior === "ask" && context.hookRunner) {
     const outcome = await context.hookRunner.permissionRequest({ tool, input: observable, toolUseID, context, decision });
-    notices.push(...outcome.notices);
-    additionalContext.push(...outcome.additionalContext);
-    if (outcome.preventContinuation) preventContinuation = outcome.preventContinuation;
+    absorb(outcome);
     if (outcome.decision) decision = outcome.decision;
   }
   if (decision.behavior === "ask") {
@@ -322,11 +328,10 @@ async function* pipeline(
 
   const runFailureHooks = async (error: string, isInterrupt: boolean) => {
     if (!context.hookRunner) return;
-    const outcome = await context.hookRunner.postToolUseFailure({ tool, input: observable, toolUseID, context, error, isInterrupt });
-    notices.push(...outcome.notices);
-    additionalContext.push(...outcome.additionalContext);
-    if (outcome.preventContinuation) preventContinuation = outcome.preventContinuation;
-    if (outcome.blockingError) additionalContext.push(`A PostToolUseFailure hook reported: ${outcome.blockingError}`);
+    absorb(
+      await context.hookRunner.postToolUseFailure({ tool, input: observable, toolUseID, context, error, isInterrupt }),
+      "A PostToolUseFailure hook reported",
+    );
   };
 
   const result = settled as typeof settled;
@@ -347,11 +352,10 @@ async function* pipeline(
   // 9. PostToolUse hooks
   const output = result.value.data;
   if (context.hookRunner) {
-    const outcome = await context.hookRunner.postToolUse({ tool, input: observable, toolUseID, context, response: output });
-    notices.push(...outcome.notices);
-    additionalContext.push(...outcome.additionalContext);
-    if (outcome.preventContinuation) preventContinuation = outcome.preventContinuation;
-    if (outcome.blockingError) additionalContext.push(`A PostToolUse hook objected to this result: ${outcome.blockingError}`);
+    absorb(
+      await context.hookRunner.postToolUse({ tool, input: observable, toolUseID, context, response: output }),
+      "A PostToolUse hook objected to this result",
+    );
   }
 
   // 10. map to a tool_result, persisting it when it is too large

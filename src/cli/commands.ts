@@ -127,7 +127,7 @@ export async function toolsCommand(flags: SessionFlags & { json?: boolean }): Pr
 }
 
 export async function explainCommand(toolName: string, input: string, flags: SessionFlags): Promise<number> {
-  const session = await openSession(flags, { mcpConfigFiles: flags.mcpConfig });
+  const session = await openSession(flags, { mcpConfigFiles: flags.mcpConfig ?? [] });
   try {
     const tool = findToolByName(getCurrentTools(session.context), toolName);
     if (!tool) {

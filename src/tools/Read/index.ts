@@ -24,7 +24,7 @@ import { renderNotebook, type NotebookImage } from "./notebook.js";
 import { extractPdfText, parsePageRange, type PageRange } from "./pdf.js";
 import { READ_DESCRIPTION, READ_PROMPT } from "./prompt.js";
 import { READ_CHUNK_BYTES, readLineWindow, type LineIndex } from "./window.js";
-import { openReadSource, type ReadSource } from "./source.js";
+import { openReadSource, readFull, type ReadSource } from "./source.js";
 
 export const READ_TOOL_NAME = "Read";
 /** The text of one result stops growing here (the window ends early and says where to continue). */
@@ -108,17 +108,6 @@ function windowOf(input: ReadInput): { offset: number; limit: number } {
   return { offset: Math.max(1, input.offset ?? 1), limit: input.limit ?? DEFAULT_READ_LIMIT };
 }
 
-async function readHead(handle: ReadSource, bytes: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(bytes);
-  let filled = 0;
-  while (filled < bytes) {
-    const { bytesRead } = await handle.read(buffer, filled, bytes - filled, filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
-}
-
 async function readImage(handle: ReadSource, absPath: string, filePath: string, size: number): Promise<ReadOutput | undefined> {
   if (size > MAX_IMAGE_BYTES) {
     throw new FileToolError(
@@ -169,7 +158,8 @@ async function readPdf(absPath: string, filePath: string, pages: PageRange | und
 }
 
 async function readText(handle: ReadSource, absPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
-  const head = await readHead(handle, SNIFF_BYTES);
+  const headBuffer = Buffer.alloc(SNIFF_BYTES);
+  const head = headBuffer.subarray(0, await readFull(handle, headBuffer, 0));
   const sniff = sniffEncoding(head, head.length >= stat.size);
   if (sniff.kind === "binary") throw new FileToolError(binaryMessage(absPath, sniff.reason), "read:binary");
   const encoding: TextEncoding = sniff.kind === "text" ? sniff.encoding : "utf8";

@@ -29,6 +29,17 @@ function memorySource(bytes: Buffer, stat: fs.Stats): ReadSource {
   };
 }
 
+/** Fill `buffer` from `position` on, stopping early only at the end of the file; returns the bytes read. */
+export async function readFull(handle: ReadSource, buffer: Buffer, position: number): Promise<number> {
+  let filled = 0;
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled;
+}
+
 /** Open a file for Read: small regular files come back in memory, everything else as a streaming handle. */
 export async function openReadSource(absPath: string): Promise<ReadSource> {
   const fd = fs.openSync(absPath, READ_FLAGS);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ReadSource } from "./source.js";
+import { readFull, type ReadSource } from "./source.js";
 import { AbortError } from "../../core/errors.js";
 import { bomLength, codeUnitBytes, lineDecoder, type TextEncoding } from "../shared/encoding.js";
 import { truncatedLineMarker } from "../shared/readFormat.js";
@@ -50,16 +50,6 @@ export interface LineWindow {
   wholeFile?: Buffer;
   /** Built when the pass read the whole file from its start. */
   index?: LineIndex;
-}
-
-async function readFull(handle: ReadSource, buffer: Buffer, position: number): Promise<number> {
-  let filled = 0;
-  while (filled < buffer.length) {
-    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return filled;
 }
 
 /** Cut to `max` UTF-16 units without splitting a surrogate pair. */

@@ -349,39 +349,34 @@ function addDeclaration(walk: Walk, node: SyntaxNode): void {
     }
   }
   const display = rawText(words);
-  walk.analysis.parts.push({
-    display,
-    allowViews: [display],
-    denyViews: [display],
-    denyOnly: false,
-    openEnded: false,
-    readOnly: safe,
-    readsFiles: false,
-    pathArguments: [],
-    unverifiablePaths: false,
-    unsafeAssignments: safe ? [] : [display],
-    changesDirectory: false,
-    words,
-  });
+  addAssignmentPart(walk, display, words, safe ? undefined : display);
 }
 
 function addBareAssignment(walk: Walk, node: SyntaxNode, loopVariable?: string): void {
   const name = node.childForFieldName(loopVariable ? "variable" : "name");
   const safe = name?.type === "variable_name" && isSafeEnvName(name.text);
   const display = loopVariable ? `for ${loopVariable} in …` : node.text;
+  addAssignmentPart(walk, display, [{ raw: display, expands: false }], safe ? undefined : (name?.text ?? display));
+}
+
+/**
+ * A part that runs no program (a declaration, an assignment, a loop variable): rules match its text as
+ * written, and it is read-only unless it sets a variable that can change what runs (`unsafe`).
+ */
+function addAssignmentPart(walk: Walk, display: string, words: Word[], unsafe: string | undefined): void {
   walk.analysis.parts.push({
     display,
     allowViews: [display],
     denyViews: [display],
     denyOnly: false,
     openEnded: false,
-    readOnly: safe,
+    readOnly: unsafe === undefined,
     readsFiles: false,
     pathArguments: [],
     unverifiablePaths: false,
-    unsafeAssignments: safe ? [] : [name?.text ?? display],
+    unsafeAssignments: unsafe === undefined ? [] : [unsafe],
     changesDirectory: false,
-    words: [{ raw: display, expands: false }],
+    words,
   });
 }
 

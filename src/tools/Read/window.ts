@@ -39,7 +39,6 @@ export interface LineIndex {
 export interface LineWindow {
   /** The lines shown, without line breaks, long ones cut with a marker. */
   lines: string[];
-  startLine: number;
   /** Lines in the whole file (a final line without a line break counts). */
   totalLines: number;
   truncatedLines: number;
@@ -69,7 +68,6 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
   const unit = codeUnitBytes(encoding);
   const newline = encoding === "utf16le" ? Buffer.from([0x0a, 0x00]) : encoding === "utf16be" ? Buffer.from([0x00, 0x0a]) : undefined;
   const chunkBytes = Math.max(2, (options.chunkBytes ?? READ_CHUNK_BYTES) & ~1);
-  const chunk = Buffer.allocUnsafe(chunkBytes);
   const hasher = options.hash && !options.index ? createHash("sha256") : undefined;
   const decode = lineDecoder(encoding);
   const lineByteCap = maxLineChars * 4 + 4;
@@ -124,13 +122,14 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
     return -1;
   };
 
-  /** Lines outside the window are only counted: a tight loop over the newlines, until the window starts. */
+  /** A line starts at byte `at` of the chunk at `chunkStart`: the first such line of each chunk is a checkpoint. */
   const lineStarts = (chunkStart: number, at: number) => {
     if (checkpointedAt === chunkStart) return;
     checkpointedAt = chunkStart;
     checkpoints.push({ line, byte: chunkStart + at });
   };
 
+  /** Lines outside the window are only counted: a tight loop over the newlines, until the window starts. */
   const skipLines = (view: Buffer, from: number, chunkStart: number): number => {
     const stopAt = windowDone ? Number.POSITIVE_INFINITY : offset;
     let i = from;
@@ -147,7 +146,7 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
   };
 
   // Two buffers: the next chunk is read while this one is scanned.
-  const buffers = [chunk, Buffer.allocUnsafe(chunkBytes)];
+  const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
   const fromStart = resume === undefined;
   const startByte = resume?.byte ?? 0;
   if (fromStart) checkpoints.push({ line: 1, byte: bomLength(encoding) });
@@ -201,14 +200,13 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
   }
   if (options.index) {
     if (!stoppedEarly && lineHasBytes) finishLine();
-    return { lines, startLine: offset, totalLines: options.index.totalLines, truncatedLines, stoppedAtOutputCap, contentHash: options.index.contentHash };
+    return { lines, totalLines: options.index.totalLines, truncatedLines, stoppedAtOutputCap, contentHash: options.index.contentHash };
   }
   if (lineHasBytes) finishLine();
   const totalLines = lineHasBytes ? line : line - 1;
   const contentHash = hasher?.digest("hex");
   return {
     lines,
-    startLine: offset,
     totalLines,
     truncatedLines,
     stoppedAtOutputCap,

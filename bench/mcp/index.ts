@@ -59,11 +59,6 @@ async function measure(label: string, call: Caller, parallel: number): Promise<{
 const toolgate = await connect(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli.ts"), "mcp", "serve", "--cwd", dir]);
 const filesystem = await connect(process.execPath, [filesystemServer, dir]);
 try {
-  const tools = (await toolgate.listTools()).tools.map((t) => t.name);
-  if (!tools.includes("Read")) {
-    console.log("bench/mcp: toolgate's Read tool is not available yet (src/tools/Read/index.ts); nothing to compare.");
-    process.exit(0);
-  }
   // A different limit (always past the file's 200 lines) on every call, so toolgate's "unchanged since
   // last read" stub never stands in for the content, even with calls in flight side by side.
   const viaToolgate: Caller = (i) => toolgate.callTool({ name: "Read", arguments: { file_path: file, limit: 1000 + (i % 997) } }) as Promise<CallToolResult>;

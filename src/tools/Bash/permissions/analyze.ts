@@ -137,7 +137,8 @@ function pathArgumentsOf(words: Word[]): { paths: PathArgument[]; unverifiable: 
   return { paths, unverifiable };
 }
 
-function directoryTarget(words: Word[]): string | undefined | null {
+/** The literal directory a cd, pushd or popd moves to; undefined when it cannot be known. */
+function directoryTarget(words: Word[]): string | undefined {
   const name = words[0].value;
   if (name === "popd") return undefined;
   const args = words.slice(1).filter((w) => !(w.value && /^-[LPe@]+$/.test(w.value)));
@@ -250,7 +251,7 @@ function addCommand(walk: Walk, words: Word[], assignments: Assignment[]): void 
   if (DIRECTORY_CHANGERS.has(name)) {
     part.changesDirectory = true;
     const target = directoryTarget(final);
-    analysis.directoryChanges.push(target ?? undefined);
+    analysis.directoryChanges.push(target);
     part.pathArguments = target ? [{ path: target, pattern: false }] : [];
     part.unverifiablePaths = target === undefined;
   }

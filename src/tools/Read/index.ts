@@ -15,7 +15,7 @@ import {
   isNotebookPath,
   isPdfPath,
 } from "../shared/fileKind.js";
-import { lookupFileState, MAX_HASHED_BYTES, recordFileState } from "../shared/fileState.js";
+import { lookupFileState, MAX_HASHED_BYTES, recordFileState, unchangedByStat } from "../shared/fileState.js";
 import { parseNotebook } from "../shared/notebook.js";
 import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, numberLines } from "../shared/readFormat.js";
 import { missingFileMessage, observablePath, readDenial, readPermission, resolveToolPath } from "../shared/toolPaths.js";
@@ -30,8 +30,6 @@ export const READ_TOOL_NAME = "Read";
 /** The text of one result stops growing here (the window ends early and says where to continue). */
 export const MAX_READ_OUTPUT_CHARS = 100_000;
 const SNIFF_BYTES = 64 * 1024;
-/** Above this, "unchanged" is judged on mtime and size; below, on the content hash too. */
-const STUB_HASH_BYTES = 16 * 1024 * 1024;
 const MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024;
 /** readFileState keeps decoded content only for files up to this size (Read decodes them anyway). */
 const CONTENT_CACHE_BYTES = 1024 * 1024;
@@ -167,8 +165,7 @@ async function readText(handle: ReadSource, absPath: string, filePath: string, s
 
   const previous = lookupFileState(context, absPath);
   const sameWindow = previous?.offset === offset && previous.limit === limit && !previous.isPartialView;
-  const sameStat = previous?.mtimeMs === stat.mtimeMs && previous.size === stat.size;
-  if (sameWindow && sameStat && stat.size > STUB_HASH_BYTES) return { type: "unchanged", file: { filePath, startLine: offset, limit } };
+  if (sameWindow && unchangedByStat(previous, stat)) return { type: "unchanged", file: { filePath, startLine: offset, limit } };
 
   const indexed = stat.size >= LINE_INDEX_MIN_BYTES;
   const window = await readLineWindow(handle, {

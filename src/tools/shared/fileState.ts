@@ -8,6 +8,15 @@ export const MAX_HASHED_BYTES = 1024 ** 3;
 /** Files up to this size are always compared by hash, so even a same-size change within the mtime granularity is caught. */
 const ALWAYS_HASH_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Whether an unchanged mtime and size is taken to mean unchanged content without looking at the bytes:
+ * only above ALWAYS_HASH_BYTES, where hashing would cost a full read. Staleness checks and Read's
+ * "unchanged since last read" note share the rule.
+ */
+export function unchangedByStat(state: { mtimeMs: number; size: number }, stat: { mtimeMs: number; size: number }): boolean {
+  return stat.mtimeMs === state.mtimeMs && stat.size === state.size && stat.size > ALWAYS_HASH_BYTES;
+}
+
 function realPathOf(absPath: string): string | undefined {
   try {
     return fs.realpathSync(absPath);
@@ -40,8 +49,8 @@ export type Staleness =
  * A file recorded without a hash (over 1 GiB) is stale as soon as its mtime or size moves.
  */
 export function checkStaleness(state: FileState, stat: { mtimeMs: number; size: number }, readBytes: () => Buffer): Staleness {
+  if (unchangedByStat(state, stat)) return { stale: false, touched: false };
   const sameStat = stat.mtimeMs === state.mtimeMs && stat.size === state.size;
-  if (sameStat && stat.size > ALWAYS_HASH_BYTES) return { stale: false, touched: false };
   if (!state.contentHash) return sameStat ? { stale: false, touched: false } : { stale: true };
   if (stat.size !== state.size) return { stale: true };
   return hashContent(readBytes()) === state.contentHash ? { stale: false, touched: !sameStat } : { stale: true };

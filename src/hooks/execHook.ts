@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 
-export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
-export const DEFAULT_KILL_GRACE_MS = 1_000;
+const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+const DEFAULT_KILL_GRACE_MS = 1_000;
 /** setTimeout's ceiling; larger delays fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** After the shell exits, how long to wait for its pipes to close (a backgrounded child may hold them). */

@@ -43,7 +43,6 @@ export function resolvePatternRoot(content: string, rule: Pick<PermissionRule, "
   return { root: path.resolve(root), pattern };
 }
 
-
 interface CompiledPathRule {
   rule: PermissionRule;
   /** The root and its real path. */
@@ -132,11 +131,6 @@ function matches(matcher: Ignore, rel: string, behavior: PermissionBehavior): bo
 
 function ruleMatcher(c: CompiledPathRule): Ignore {
   return (c.matcher ??= ignore({ ignorecase: ignoreCase(c.rule.ruleBehavior) }).add(c.patterns));
-}
-
-/** Rules of this family and behaviour: `Read(...)`/`Edit(...)` and the whole-tool `Read`/`Edit`, highest source first. */
-export function pathRules(ctx: ToolPermissionContext, family: PathRuleTool, behavior: PermissionBehavior): PermissionRule[] {
-  return [...wholeToolRulesView(ctx, family, behavior), ...contentRulesView(ctx, family, behavior)].sort(compareRulesByPrecedence);
 }
 
 /** The highest-precedence rule of this family and behaviour covering `target` (absolute, normalized), and the part it matched. */

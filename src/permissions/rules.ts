@@ -19,9 +19,8 @@ export function compareRulesByPrecedence(a: PermissionRule, b: PermissionRule): 
 
 type ToolIdentity = Pick<AnyTool, "name" | "aliases" | "mcpInfo">;
 
+/** Each list holds its rules highest source first. */
 interface BehaviorIndex {
-  /** Highest source first. */
-  all: PermissionRule[];
   wholeByName: Map<string, PermissionRule[]>;
   contentByName: Map<string, PermissionRule[]>;
   /** `mcp__server` and `mcp__server__*`, by normalized server name. */
@@ -48,13 +47,12 @@ function push<K>(map: Map<K, PermissionRule[]>, key: K, rule: PermissionRule) {
 function indexRules(rules: readonly PermissionRule[]): RuleIndex {
   const cached = indexCache.get(rules);
   if (cached && cached.length === rules.length) return cached;
-  const make = (): BehaviorIndex => ({ all: [], wholeByName: new Map(), contentByName: new Map(), wholeByMcpServer: new Map() });
+  const make = (): BehaviorIndex => ({ wholeByName: new Map(), contentByName: new Map(), wholeByMcpServer: new Map() });
   const byBehavior: RuleIndex["byBehavior"] = { allow: make(), deny: make(), ask: make() };
   const sorted = [...rules].sort(compareRulesByPrecedence);
   for (const rule of sorted) {
     const index = byBehavior[rule.ruleBehavior];
     if (!index) continue;
-    index.all.push(rule);
     const { toolName, ruleContent } = rule.ruleValue;
     if (ruleContent !== undefined) {
       push(index.contentByName, toolName, rule);
@@ -67,10 +65,6 @@ function indexRules(rules: readonly PermissionRule[]): RuleIndex {
   const index = { length: rules.length, byBehavior };
   indexCache.set(rules, index);
   return index;
-}
-
-export function rulesByBehavior(ctx: ToolPermissionContext, behavior: PermissionBehavior): readonly PermissionRule[] {
-  return indexRules(ctx.rules).byBehavior[behavior].all;
 }
 
 function mcpServerOf(tool: ToolIdentity): string | undefined {

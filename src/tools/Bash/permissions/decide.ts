@@ -278,12 +278,6 @@ function subcommands(parts: Part[], decidingPart?: string): PermissionDecisionRe
   return decidingPart === undefined ? { type: "subcommands", parts } : { type: "subcommands", parts, decidingPart };
 }
 
-function isForcingAsk(result: PermissionResult): boolean {
-  if (result.behavior !== "ask") return false;
-  const reason = result.decisionReason;
-  return reason?.type === "safetyCheck" || (reason?.type === "rule" && reason.rule.ruleBehavior === "ask");
-}
-
 /** The Bash tool's checkPermissions verdict for one command line. */
 export function checkBashCommandPermission(request: BashPermissionRequest, deps: BashPermissionDeps = defaultBashPermissionDeps): PermissionResult {
   const ctx = request.permissionContext;
@@ -324,7 +318,7 @@ export function checkBashCommandPermission(request: BashPermissionRequest, deps:
   }
 
   // 2. ask rules and safety checks on any part ask whatever else allows
-  const forced = parts.find((p) => isForcingAsk(p.result));
+  const forced = parts.find((p) => permissions.isForcedAsk(p.result));
   if (forced) {
     const message = (forced.result as { message: string }).message;
     return { behavior: "ask", message, decisionReason: subcommands(parts, forced.command) };

@@ -31,7 +31,8 @@ export function escapeRuleContent(content: string): string {
 /**
  * `Tool`, `Tool(content)`, `Tool(*)` (= `Tool`), `Tool()` (= `Tool`, as Claude Code reads it),
  * `mcp__server`, `mcp__server__*`. Inside the content `\(`, `\)` and `\\` stand for the characters.
- * Throws PermissionRuleParseError for anything else, so a settings file with a bad rule is rejected whole.
+ * Throws PermissionRuleParseError for anything else: settings validation drops that rule alone and reports
+ * it, the CLI reports it and stops.
  */
 export function parsePermissionRule(rule: string): PermissionRuleValue {
   if (typeof rule !== "string") throw new PermissionRuleParseError(String(rule), "a rule must be a string");

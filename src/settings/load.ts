@@ -97,7 +97,8 @@ export function readSettingsFile(file: string): ReadSettingsResult {
 
 /**
  * Load every settings source, lowest precedence first: user, project, local, `--settings`, managed.
- * A file that exists but is malformed is reported in `errors` and ignored entirely.
+ * A file that cannot be read or is not a JSON object is reported in `errors` and ignored entirely; each
+ * invalid entry of a file that parses is reported there too (scope "entry") and dropped on its own.
  */
 export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const files: SettingsFile[] = [];

@@ -67,9 +67,9 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /**
- * Valid settings, plus the entries that had to be dropped. `ok: false` only when the value is not an
- * object at all; otherwise each invalid entry is removed on its own (a bad rule, a bad hook, a bad
- * option) so one typo never takes the file's deny rules down with it.
+ * Valid settings, plus the entries that had to be dropped. `ok: false` when the value is not an object
+ * at all (or, as a safety net, when an issue cannot be pruned); otherwise each invalid entry is removed
+ * on its own (a bad rule, a bad hook, a bad option) so one typo never takes the file's deny rules down with it.
  */
 export type SettingsValidation = { ok: true; settings: Settings; problems: string[] } | { ok: false; problems: string[] };
 

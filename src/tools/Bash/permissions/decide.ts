@@ -119,6 +119,10 @@ function needsApproval(message: string, reason: string, suggestions: PermissionU
   return { behavior: "passthrough", message, decisionReason: { type: "other", reason }, suggestions };
 }
 
+/**
+ * `~` and `~/x`; undefined for `~user`. Not core's expandPath: it trims, and a shell word's spaces belong
+ * to the name (`cat "../proj "` reads a sibling of the project `proj`, not the project itself).
+ */
 function expandHome(p: string, home: string): string | undefined {
   if (p === "~") return home;
   if (p.startsWith("~/")) return path.join(home, p.slice(2));

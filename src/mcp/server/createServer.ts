@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyTool, CanUseToolFn, ToolUseContext, Tools } from "../../core/Tool.js";
 import type { AssistantMessage, ToolUseBlock } from "../../core/messages.js";
-import { toolInputJSONSchema } from "../../core/apiSchema.js";
+import { toolToAPISchema } from "../../core/apiSchema.js";
 import { runToolsToMessage, isToolUseConcurrencySafe } from "../../core/runTools.js";
 import { formatError } from "../../core/errors.js";
 import { createCallLock } from "./callLock.js";
@@ -60,11 +60,12 @@ function safely<T>(fn: () => T, fallback: T): T {
 
 /** Annotations describe the tool for an arbitrary input, so they use the empty one (Bash: not read-only). */
 async function describeTool(tool: AnyTool, tools: Tools): Promise<McpToolDefinition> {
+  const { name, description, input_schema } = await toolToAPISchema(tool, { tools });
   const readOnly = safely(() => tool.isReadOnly({}), false);
   return {
-    name: tool.name,
-    description: await tool.prompt({ tools }),
-    inputSchema: toolInputJSONSchema(tool) as McpToolDefinition["inputSchema"],
+    name,
+    description,
+    inputSchema: input_schema as McpToolDefinition["inputSchema"],
     annotations: {
       title: tool.name,
       readOnlyHint: readOnly,

@@ -40,7 +40,7 @@ export interface EditOutput {
   snippet: Snippet;
 }
 
-/** What validateInput prepared for this exact input object, reused by call() if nothing moved in between. */
+/** How old_string was found, for the result text; nothing for an exact match or a creation. */
 export function editOutcomeNote(strategy: MatchStrategy | "create", shift?: string): string {
   switch (strategy) {
     case "quote_normalized":
@@ -64,19 +64,29 @@ function request(input: EditInput): EditFileRequest {
 
 const lifecycle = createFileEditLifecycle(request, "edit");
 
-export function editOutput(input: EditInput, edit: PreparedEdit): EditOutput {
+/** What Edit and MultiEdit report about a written edit: the file before it, the hunks, the edited region now. */
+export function editReport(edit: PreparedEdit): { originalFile: string | null; structuredPatch: StructuredPatchHunk[]; snippet: Snippet } {
   const first = edit.ranges[0] ?? { newStart: 0, newEnd: 0 };
+  return {
+    originalFile: edit.originalText !== undefined && edit.originalText.length <= ORIGINAL_FILE_MAX_CHARS ? edit.originalText : null,
+    structuredPatch: buildStructuredPatch(edit.oldSource, edit.newSource, edit.ranges),
+    snippet: snippetAround(edit.newSource, first.newStart, first.newEnd),
+  };
+}
+
+function editOutput(input: EditInput, edit: PreparedEdit): EditOutput {
   const applied = edit.applied[0];
+  const { originalFile, structuredPatch, snippet } = editReport(edit);
   const output: EditOutput = {
     filePath: input.file_path,
     oldString: input.old_string,
     newString: input.new_string,
-    originalFile: edit.originalText !== undefined && edit.originalText.length <= ORIGINAL_FILE_MAX_CHARS ? edit.originalText : null,
-    structuredPatch: buildStructuredPatch(edit.oldSource, edit.newSource, edit.ranges),
+    originalFile,
+    structuredPatch,
     replaceAll: input.replace_all,
     strategy: applied.strategy,
     occurrences: applied.occurrences,
-    snippet: snippetAround(edit.newSource, first.newStart, first.newEnd),
+    snippet,
   };
   if (applied.shift) output.shift = applied.shift;
   return output;

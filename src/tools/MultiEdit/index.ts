@@ -2,13 +2,13 @@ import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
-import { buildStructuredPatch, type StructuredPatchHunk } from "../shared/patch.js";
-import { snippetAround, type Snippet } from "../shared/snippet.js";
+import type { StructuredPatchHunk } from "../shared/patch.js";
+import type { Snippet } from "../shared/snippet.js";
 import { observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
 import type { AppliedEdit } from "../Edit/applyEdits.js";
 import type { EditFileRequest } from "../Edit/editFile.js";
 import { createFileEditLifecycle } from "../Edit/lifecycle.js";
-import { editOutcomeNote, formatSnippet, ORIGINAL_FILE_MAX_CHARS } from "../Edit/index.js";
+import { editOutcomeNote, editReport, formatSnippet } from "../Edit/index.js";
 import { MULTI_EDIT_DESCRIPTION, MULTI_EDIT_PROMPT } from "./prompt.js";
 
 export const MULTI_EDIT_TOOL_NAME = "MultiEdit";
@@ -64,13 +64,10 @@ export const MultiEditTool = buildTool({
   // Synchronous from the re-read to the write, like Edit.
   async call(input, context, _canUseTool, parentMessage) {
     const edit = lifecycle.commit(input, context, parentMessage);
-    const range = edit.ranges[0] ?? { newStart: 0, newEnd: 0 };
     const output: MultiEditOutput = {
       filePath: input.file_path,
       edits: input.edits.map((e, i) => ({ ...e, ...edit.applied[i] })),
-      originalFile: edit.originalText !== undefined && edit.originalText.length <= ORIGINAL_FILE_MAX_CHARS ? edit.originalText : null,
-      structuredPatch: buildStructuredPatch(edit.oldSource, edit.newSource, edit.ranges),
-      snippet: snippetAround(edit.newSource, range.newStart, range.newEnd),
+      ...editReport(edit),
     };
     return { data: output };
   },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { commandHookSchema } from "../settings/schema.js";
 import { HOOK_EVENTS, type HookCommandConfig, type HookEventName, type HookMatcherConfig, type HooksSettings } from "../settings/types.js";
 import { compileMatcher } from "./matcher.js";
 
@@ -20,12 +21,6 @@ export interface HooksValidation {
 const matcherGroupSchema = z.object({
   matcher: z.string().optional(),
   hooks: z.array(z.unknown()),
-});
-
-const commandHookSchema = z.object({
-  type: z.literal("command"),
-  command: z.string().refine((s) => s.trim() !== "", "must not be empty"),
-  timeout: z.number().positive().finite().optional(),
 });
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

@@ -22,7 +22,8 @@ const permissionsSchema = z.looseObject({
   additionalDirectories: z.array(z.string().trim().min(1, "must not be empty")).optional(),
 });
 
-const commandHookSchema = z.looseObject({
+/** One command hook; src/hooks checks hooks with it too, for settings that did not come through validateSettings. */
+export const commandHookSchema = z.looseObject({
   type: z.literal("command"),
   command: z.string().trim().min(1, "must not be empty"),
   timeout: z.number().positive().finite().optional(),

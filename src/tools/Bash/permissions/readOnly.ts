@@ -60,11 +60,11 @@ const GIT_BRANCH_FLAGS = ["-a", "--all", "-r", "--remotes", "-v", "-vv", "--verb
 const GIT_LISTING_VALUE_OPTIONS = ["--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format", "-n"];
 
 /** `git branch` / `git tag` only when listing: listing flags, and patterns only after `--list`. */
-function gitListing(args: string[], extraFlags: readonly string[]): boolean {
+function gitListing(args: string[]): boolean {
   const listMode = args.includes("-l") || args.includes("--list");
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (GIT_BRANCH_FLAGS.includes(a) || extraFlags.includes(a)) continue;
+    if (GIT_BRANCH_FLAGS.includes(a)) continue;
     const name = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
     if (GIT_LISTING_VALUE_OPTIONS.includes(name)) {
       if (!a.includes("=")) i++;
@@ -98,9 +98,8 @@ function gitReadOnly(args: string[]): boolean {
   }
   switch (sub) {
     case "branch":
-      return gitListing(rest, []);
     case "tag":
-      return gitListing(rest, []);
+      return gitListing(rest);
     case "remote":
       return rest.length === 0 || rest.every((a) => a === "-v" || a === "--verbose") || (["get-url", "show"].includes(rest[0]) && rest.length <= 3);
     case "stash":

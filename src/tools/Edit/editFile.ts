@@ -11,10 +11,9 @@ import {
   bomLength,
   decodeText,
   describeEncoding,
-  encodeText,
   isUtf8Family,
   sniffEncoding,
-  UnrepresentableTextError,
+  tryEncodeText,
   type TextEncoding,
 } from "../shared/encoding.js";
 import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath } from "../shared/fileKind.js";
@@ -202,13 +201,8 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
     const rest = edits.slice(1);
     const result = applyEditsToText(initial, rest, absPath);
     if (!result.ok) return fail(result.code, `${which(result.index + 1)}${result.message}${untouched}`);
-    let newBytes: Buffer;
-    try {
-      newBytes = encodeText(result.text, encoding);
-    } catch (err) {
-      if (err instanceof UnrepresentableTextError) return fail("unrepresentable", err.message);
-      throw err;
-    }
+    const encoded = tryEncodeText(result.text, encoding);
+    if (!encoded.ok) return fail("unrepresentable", encoded.message);
     const originalText = raw ? decodeText(raw, encoding) : undefined;
     const oldLf = normalizeToLf(originalText ?? "");
     return edited({
@@ -216,7 +210,7 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
       creates: !stat,
       encoding,
       raw,
-      newBytes,
+      newBytes: encoded.bytes,
       newText: result.text,
       originalText,
       applied: [{ strategy: "create", occurrences: 1 }, ...result.applied],
@@ -303,20 +297,15 @@ function prepareAsText(
   }
   const result = applyEditsToText(originalText, edits, absPath);
   if (!result.ok) return fail(result.code, `${which(result.index)}${result.message}${untouched}`);
-  let newBytes: Buffer;
-  try {
-    newBytes = encodeText(result.text, encoding);
-  } catch (err) {
-    if (err instanceof UnrepresentableTextError) return fail("unrepresentable", err.message);
-    throw err;
-  }
+  const encoded = tryEncodeText(result.text, encoding);
+  if (!encoded.ok) return fail("unrepresentable", encoded.message);
   return edited({
     absPath,
     creates: false,
     encoding,
     raw,
     state,
-    newBytes,
+    newBytes: encoded.bytes,
     newText: result.text,
     originalText,
     applied: result.applied,

@@ -5,7 +5,7 @@ import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import type { FileState } from "../../core/fileStateCache.js";
 import { commitFileWrite, readOnlyReason } from "../shared/commit.js";
-import { decodeText, encodeText, sniffEncoding, UnrepresentableTextError } from "../shared/encoding.js";
+import { decodeText, sniffEncoding, tryEncodeText } from "../shared/encoding.js";
 import { FileToolError } from "../shared/errors.js";
 import { describeSpecialFile, isNotebookPath } from "../shared/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
@@ -111,13 +111,9 @@ function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext):
   const edit = { mode, index, newSource: input.new_source, cellType: input.cell_type };
   const result = applyCellEdit(notebook, edit);
   const text = renderEditedNotebook(originalText, before, notebook, edit, layout);
-  try {
-    const bytes = encodeText(text, sniff.encoding);
-    return { ok: true, edit: { absPath, state, bytes, text, originalText, cellId: result.cellId, cellType: result.cellType, language: notebookLanguage(notebook) } };
-  } catch (err) {
-    if (err instanceof UnrepresentableTextError) return fail("unrepresentable", 12, err.message);
-    throw err;
-  }
+  const encoded = tryEncodeText(text, sniff.encoding);
+  if (!encoded.ok) return fail("unrepresentable", 12, encoded.message);
+  return { ok: true, edit: { absPath, state, bytes: encoded.bytes, text, originalText, cellId: result.cellId, cellType: result.cellType, language: notebookLanguage(notebook) } };
 }
 
 export const NotebookEditTool = buildTool({

@@ -5,7 +5,7 @@ import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import type { FileState } from "../../core/fileStateCache.js";
 import { commitFileWrite, readOnlyReason } from "../shared/commit.js";
-import { decodeText, encodeText, sniffEncoding, UnrepresentableTextError, type TextEncoding } from "../shared/encoding.js";
+import { decodeText, sniffEncoding, tryEncodeText, type TextEncoding } from "../shared/encoding.js";
 import { FileToolError } from "../shared/errors.js";
 import { blockedDevicePath, describeSpecialFile } from "../shared/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
@@ -94,12 +94,9 @@ function prepareWrite(input: WriteInput, context: ToolUseContext): Prepared {
   }
   let text = input.content;
   if (originalText && dominantLineEnding(toLfView(originalText)) === "CRLF" && !text.includes("\r\n")) text = withLineEnding(text, "CRLF");
-  try {
-    return { ok: true, write: { absPath, exists: true, bytes: encodeText(text, encoding), text, originalText } };
-  } catch (err) {
-    if (err instanceof UnrepresentableTextError) return fail("unrepresentable", 7, err.message);
-    throw err;
-  }
+  const encoded = tryEncodeText(text, encoding);
+  if (!encoded.ok) return fail("unrepresentable", 7, encoded.message);
+  return { ok: true, write: { absPath, exists: true, bytes: encoded.bytes, text, originalText } };
 }
 
 export const WriteTool = buildTool({

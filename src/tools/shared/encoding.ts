@@ -177,6 +177,16 @@ export function encodeText(text: string, encoding: TextEncoding): Buffer {
   }
 }
 
+/** encodeText for the writers, whose refusals are values: the bytes, or why the text cannot be written in this encoding. */
+export function tryEncodeText(text: string, encoding: TextEncoding): { ok: true; bytes: Buffer } | { ok: false; message: string } {
+  try {
+    return { ok: true, bytes: encodeText(text, encoding) };
+  } catch (err) {
+    if (err instanceof UnrepresentableTextError) return { ok: false, message: err.message };
+    throw err;
+  }
+}
+
 /** A decoder for one line's bytes at a time (Read's streaming window). */
 export function lineDecoder(encoding: TextEncoding): (bytes: Buffer) => string {
   switch (encoding) {

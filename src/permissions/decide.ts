@@ -6,7 +6,6 @@ import type {
   PermissionDenyDecision,
   PermissionResult,
   PermissionRule,
-  PermissionUpdate,
   ToolPermissionContext,
 } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
@@ -48,8 +47,12 @@ function planDenial(tool: AnyTool): PermissionDenyDecision {
   };
 }
 
-function defaultSuggestions(tool: AnyTool): PermissionUpdate[] {
-  return ruleSuggestions({ toolName: tool.name });
+function ruleDenial(tool: AnyTool, rule: PermissionRule): PermissionDenyDecision {
+  return { behavior: "deny", message: `Permission to use ${tool.name} was denied by rule ${describeRule(rule)}.`, decisionReason: ruleReason(rule) };
+}
+
+function ruleAsk(tool: AnyTool, rule: PermissionRule): PermissionAskDecision {
+  return { behavior: "ask", message: `${tool.name} needs approval by rule ${describeRule(rule)}.`, decisionReason: ruleReason(rule) };
 }
 
 /** Content rules judged by the tool's own predicate (`preparePermissionMatcher`): WebFetch, custom tools. */
@@ -77,7 +80,7 @@ async function matchGenericContentRules(
 
 function withSuggestions(ask: PermissionAskDecision, tool: AnyTool): PermissionAskDecision {
   if (ask.suggestions?.length || isForcedAsk(ask)) return ask;
-  return { ...ask, suggestions: defaultSuggestions(tool) };
+  return { ...ask, suggestions: ruleSuggestions({ toolName: tool.name }) };
 }
 
 /** The rule engine's verdict before dontAsk; see hasPermissionsToUseTool. */
@@ -92,9 +95,7 @@ export async function decidePermission(
 
   // 1. whole-tool deny
   const wholeDeny = getWholeToolRule(ctx, tool, "deny");
-  if (wholeDeny) {
-    return { behavior: "deny", message: `Permission to use ${tool.name} was denied by rule ${describeRule(wholeDeny)}.`, decisionReason: ruleReason(wholeDeny) };
-  }
+  if (wholeDeny) return ruleDenial(tool, wholeDeny);
 
   // 2. the tool's own check (file paths, Bash parts, ...) and the content rules it lets the engine match
   let result: PermissionResult;
@@ -118,22 +119,16 @@ export async function decidePermission(
 
   // 3. a deny from the tool or a content deny rule; it also beats a whole-tool ask (deny > ask)
   if (result.behavior === "deny") return result;
-  if (generic.deny) {
-    return { behavior: "deny", message: `Permission to use ${tool.name} was denied by rule ${describeRule(generic.deny)}.`, decisionReason: ruleReason(generic.deny) };
-  }
+  if (generic.deny) return ruleDenial(tool, generic.deny);
   if (plan) return planDenial(tool);
 
   // 4. whole-tool ask
   const wholeAsk = getWholeToolRule(ctx, tool, "ask");
-  if (wholeAsk) {
-    return { behavior: "ask", message: `${tool.name} needs approval by rule ${describeRule(wholeAsk)}.`, decisionReason: ruleReason(wholeAsk) };
-  }
+  if (wholeAsk) return ruleAsk(tool, wholeAsk);
 
   // 5. content ask rules, safety checks and a hook's ask ask in every mode
   if (isForcedAsk(result)) return result as PermissionAskDecision;
-  if (generic.ask) {
-    return { behavior: "ask", message: `${tool.name} needs approval by rule ${describeRule(generic.ask)}.`, decisionReason: ruleReason(generic.ask) };
-  }
+  if (generic.ask) return ruleAsk(tool, generic.ask);
   if (hookDecision?.behavior === "ask") {
     return withSuggestions(
       {

@@ -34,7 +34,7 @@ export interface McpSessionRequest {
 }
 
 export interface ToolgateMcpServerOptions {
-  /** The tools served (and the only ones callable). A function is re-read on every list and call. */
+  /** The tools served (and the only ones callable). A function is re-read on every list and call; the tools are described again only when they change. */
   tools: Tools | (() => Tools);
   /** Called once per connection, on its first tool call. */
   createSession(request: McpSessionRequest): ToolgateMcpSession | Promise<ToolgateMcpSession>;
@@ -84,8 +84,21 @@ function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
+function sameTools(a: Tools, b: Tools): boolean {
+  return a.length === b.length && a.every((tool, i) => tool === b[i]);
+}
+
 export function createToolgateMcpServer(options: ToolgateMcpServerOptions): ToolgateMcpServerFactory {
   const listTools = (): Tools => (typeof options.tools === "function" ? options.tools() : options.tools).filter((t) => t.isEnabled());
+
+  // Every connection lists the tools, and a description (prompt, JSON Schema) depends only on the tool list.
+  let described: { tools: Tools; definitions: McpToolDefinition[] } | undefined;
+  const describeTools = async (tools: Tools): Promise<McpToolDefinition[]> => {
+    if (described && sameTools(described.tools, tools)) return described.definitions;
+    const definitions = await Promise.all(tools.map((t) => describeTool(t, tools)));
+    described = { tools, definitions };
+    return definitions;
+  };
 
   return {
     createServer() {
@@ -110,10 +123,7 @@ export function createToolgateMcpServer(options: ToolgateMcpServerOptions): Tool
           abort: created.context.abortController,
         })));
 
-      server.setRequestHandler(ListToolsRequestSchema, async () => {
-        const tools = listTools();
-        return { tools: await Promise.all(tools.map((t) => describeTool(t, tools))) };
-      });
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await describeTools(listTools()) }));
 
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         try {

@@ -88,10 +88,6 @@ export class OutputCollector {
     return this.version;
   }
 
-  get fileCreated(): boolean {
-    return this.file !== undefined;
-  }
-
   private openFile(): fs.WriteStream {
     fs.mkdirSync(path.dirname(this.filePath), { recursive: true });
     // opened synchronously: the path is handed out at once and must exist

@@ -2,7 +2,7 @@ import type { BackgroundTask } from "../../core/tasks.js";
 import type { ToolUseContext, ValidationResult } from "../../core/Tool.js";
 
 /** The ids a model can use, for an error message. */
-export function describeKnownTasks(context: ToolUseContext): string {
+function describeKnownTasks(context: ToolUseContext): string {
   const tasks = context.tasks.list();
   if (!tasks.length) return "No background tasks exist in this session.";
   return `Known tasks: ${tasks.map((t) => `${t.id} (${t.status()})`).join(", ")}.`;

@@ -60,7 +60,7 @@ export interface BashAnalysis {
   directoryChanges: Array<string | undefined>;
 }
 
-export const ANALYSIS_LIMITS = {
+const ANALYSIS_LIMITS = {
   /** AST nodes per command line. */
   maxNodes: 20_000,
   /** Nesting of the AST. */
@@ -524,7 +524,7 @@ export function clearAnalysisCache(): void {
   cache.clear();
 }
 
-export function analyzeCommandUncached(command: string): BashAnalysis {
+function analyzeCommandUncached(command: string): BashAnalysis {
   const analysis: BashAnalysis = { parts: [], redirects: [], complexity: [], directoryChanges: [] };
   const walk: Walk = { analysis, shellDepth: 0, nodes: 0 };
   const tree = parseBash(command);

@@ -34,7 +34,7 @@ export interface BashPermissionDeps {
   checkReadPermissionForPath(absPath: string, ctx: ToolPermissionContext): PermissionResult;
 }
 
-export const defaultBashPermissionDeps: BashPermissionDeps = {
+const defaultBashPermissionDeps: BashPermissionDeps = {
   getContentRulesForTool: (ctx, toolName, behavior) => permissions.getContentRulesForTool(ctx, toolName, behavior),
   matchCommandPattern: (ruleContent, command) => permissions.matchCommandPattern(ruleContent, command),
   checkWritePermissionForPath: (absPath, ctx) => permissions.checkWritePermissionForPath(absPath, ctx),

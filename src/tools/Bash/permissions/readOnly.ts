@@ -226,7 +226,3 @@ export function judgeReadOnly(words: readonly Word[]): ReadOnlyVerdict {
   }
   return { readOnly: true, readsFiles: spec.readsFiles };
 }
-
-export function readOnlyCommandNames(): string[] {
-  return Object.keys(READ_ONLY_COMMANDS).sort();
-}

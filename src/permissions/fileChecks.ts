@@ -78,7 +78,7 @@ function directoryRuleContent(dir: string, ctx: ToolPermissionContext): string {
     const rel = path.relative(ctx.cwd, dir);
     return rel ? `./${rel.split(path.sep).join("/")}/**` : "./**";
   }
-  return `/${dir}/**`;
+  return absoluteDirectoryRuleContent(dir);
 }
 
 function absoluteDirectoryRuleContent(dir: string): string {

@@ -16,7 +16,7 @@ import {
   tryEncodeText,
   type TextEncoding,
 } from "../shared/encoding.js";
-import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath } from "../shared/fileKind.js";
+import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath, statIfExists } from "../shared/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
 import { normalizeToLf } from "../shared/lineEndings.js";
 import type { ChangedRange } from "../shared/patch.js";
@@ -107,16 +107,6 @@ function fail(code: EditErrorCode, message: string): PrepareResult {
   return { ok: false, code, errorCode: ERROR_NUMBERS[code], message };
 }
 
-function statOrUndefined(absPath: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(absPath);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw err;
-  }
-}
-
 function readWhole(absPath: string): { raw: Buffer; stat: fs.Stats } {
   const fd = fs.openSync(absPath, "r");
   try {
@@ -162,7 +152,7 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
   if (blocked) return fail("not_a_file", `${blocked}; ${request.toolName} only changes regular files.`);
 
   // 3. size
-  const stat = statOrUndefined(absPath);
+  const stat = statIfExists(absPath);
   if (stat && !stat.isFile()) {
     const kind = describeSpecialFile(stat);
     return fail("not_a_file", `${absPath} is ${kind}, not a regular file.${stat.isDirectory() ? " Give the path of a file inside it." : ""}`);
@@ -329,7 +319,7 @@ export function reprepareFileEdit(
   if (validated?.raw && validated.state && !validated.creates) {
     const absPath = resolveToolPath(request.filePath, context);
     if (absPath === validated.absPath && lookupFileState(context, absPath) === validated.state) {
-      const stat = statOrUndefined(absPath);
+      const stat = statIfExists(absPath);
       if (stat?.isFile() && stat.size === validated.raw.length) {
         const { raw } = readWhole(absPath);
         if (raw.equals(validated.raw) && editDenial(absPath, context) === undefined) return { ok: true, edit: validated };

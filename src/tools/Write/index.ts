@@ -7,7 +7,7 @@ import type { FileState } from "../../core/fileStateCache.js";
 import { commitFileWrite, readOnlyReason } from "../shared/commit.js";
 import { decodeText, sniffEncoding, tryEncodeText, type TextEncoding } from "../shared/encoding.js";
 import { FileToolError } from "../shared/errors.js";
-import { blockedDevicePath, describeSpecialFile } from "../shared/fileKind.js";
+import { blockedDevicePath, describeSpecialFile, statIfExists } from "../shared/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
 import { dominantLineEnding, normalizeToLf, toLfView, withLineEnding } from "../shared/lineEndings.js";
 import { buildStructuredPatch, diffRange, type StructuredPatchHunk } from "../shared/patch.js";
@@ -57,13 +57,7 @@ function prepareWrite(input: WriteInput, context: ToolUseContext): Prepared {
   const blocked = blockedDevicePath(absPath);
   if (blocked) return fail("not_a_file", 2, `${blocked}; Write only writes regular files.`);
 
-  let stat: fs.Stats | undefined;
-  try {
-    stat = fs.statSync(absPath);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
-  }
+  const stat = statIfExists(absPath);
   if (stat && !stat.isFile()) return fail("not_a_file", 2, `${absPath} is ${describeSpecialFile(stat)}, so Write cannot replace it with a file.`);
   if (!stat) return { ok: true, write: { absPath, exists: false, bytes: Buffer.from(input.content, "utf8"), text: input.content } };
 

@@ -1,4 +1,4 @@
-import type fs from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 
 /** Paths that never end (or block, or read the session's own terminal) whatever they point to. */
@@ -24,6 +24,17 @@ export function blockedDevicePath(absPath: string): string | undefined {
     return `${p} is an open file descriptor of a process, not a file`;
   }
   return undefined;
+}
+
+/** The path's stat, or undefined when nothing is there (ENOENT, or a parent that is not a directory). */
+export function statIfExists(absPath: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(absPath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw err;
+  }
 }
 
 /** What a non-regular file is, for messages; undefined for regular files. */

@@ -1,13 +1,15 @@
 /** A Bash command started with run_in_background, as a BackgroundTask of the session registry. */
 import type { BackgroundTask, TaskStatus } from "../../core/tasks.js";
 import type { ShellProcess, ShellResult } from "./shell.js";
-import { interpretExitCode } from "./exitCodes.js";
+import { interpretExitCode, type ExitInterpretation } from "./exitCodes.js";
 
 export class BashBackgroundTask implements BackgroundTask {
   readonly type = "bash";
   readonly outputFile: string;
   readonly startedAt: number;
   private result?: ShellResult;
+  /** What the exit code means, judged once: status() and statusDetail() are asked on every TaskOutput and task listing. */
+  private meaning?: ExitInterpretation;
   private failure?: Error;
   private ended?: number;
   private readonly finished: Promise<void>;
@@ -23,6 +25,7 @@ export class BashBackgroundTask implements BackgroundTask {
     this.finished = shell.done.then(
       async (result) => {
         this.result = result;
+        this.meaning = interpretExitCode(command, result.exitCode ?? 0);
         this.ended = Date.now();
         await shell.output.finish(true).catch(() => undefined);
       },
@@ -39,7 +42,7 @@ export class BashBackgroundTask implements BackgroundTask {
     if (!result) return "running";
     if (result.stopped) return "killed";
     if (result.signal) return "failed";
-    return interpretExitCode(this.command, result.exitCode ?? 0).isError ? "failed" : "completed";
+    return this.meaning?.isError ? "failed" : "completed";
   }
 
   exitCode(): number | null {
@@ -52,7 +55,7 @@ export class BashBackgroundTask implements BackgroundTask {
     if (!result) return undefined;
     if (result.stopped) return "stopped by TaskStop or at the end of the session";
     if (result.signal) return `killed by ${result.signal}`;
-    const note = interpretExitCode(this.command, result.exitCode ?? 0).note;
+    const note = this.meaning?.note;
     return `exit code ${result.exitCode}${note ? ` ${note}` : ""}`;
   }
 

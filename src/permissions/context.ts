@@ -1,4 +1,3 @@
-import os from "node:os";
 import path from "node:path";
 import { expandPath } from "../core/paths.js";
 import type {
@@ -71,10 +70,10 @@ export function buildPermissionContext(options: BuildPermissionContextOptions): 
   };
   for (const file of options.loaded.files) {
     for (const dir of file.settings.permissions?.additionalDirectories ?? []) {
-      addDirectory({ path: expandPath(dir, file.root, os.homedir()), source: file.source, file: file.path });
+      addDirectory({ path: expandPath(dir, file.root), source: file.source, file: file.path });
     }
   }
-  for (const dir of options.addDirs ?? []) addDirectory({ path: expandPath(dir, cwd, os.homedir()), source: "cliArg" });
+  for (const dir of options.addDirs ?? []) addDirectory({ path: expandPath(dir, cwd), source: "cliArg" });
   return {
     mode: options.mode ?? resolveDefaultMode(options.loaded).mode,
     cwd,

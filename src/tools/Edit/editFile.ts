@@ -314,7 +314,6 @@ export function reprepareFileEdit(
   request: EditFileRequest,
   context: ToolUseContext,
   validated: PreparedEdit | undefined,
-  options: EditFileOptions = {},
 ): PrepareResult {
   if (validated?.raw && validated.state && !validated.creates) {
     const absPath = resolveToolPath(request.filePath, context);
@@ -326,5 +325,5 @@ export function reprepareFileEdit(
       }
     }
   }
-  return prepareFileEdit(request, context, options);
+  return prepareFileEdit(request, context);
 }

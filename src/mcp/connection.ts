@@ -195,12 +195,12 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     }
   };
 
+  /** Joins a connection attempt already under way rather than starting a second one. */
+  const connect = () => (connecting ??= doConnect().finally(() => (connecting = undefined)));
+
   const ensureConnected = async (): Promise<Client> => {
     if (shutDown) throw new McpServerUnavailableError(`The MCP server "${name}" has been shut down.`);
-    if (!client || status !== "connected") {
-      connecting ??= doConnect().finally(() => (connecting = undefined));
-      await connecting;
-    }
+    if (!client || status !== "connected") await connect();
     if (!client || status !== "connected") {
       throw new McpServerUnavailableError(`The MCP server "${name}" is not available: ${error ?? "not connected"}. toolgate will try to start it again on the next call.`);
     }
@@ -235,10 +235,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     get pid() {
       return transport instanceof ToolgateStdioClientTransport ? transport.pid : undefined;
     },
-    connect() {
-      connecting ??= doConnect().finally(() => (connecting = undefined));
-      return connecting;
-    },
+    connect,
     async refreshTools() {
       const c = client;
       if (!c || status !== "connected") return;

@@ -46,10 +46,13 @@ function timeoutFrom(context: ToolUseContext): number {
   return typeof configured === "number" && Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_SEARCH_TIMEOUT_MS;
 }
 
+function pageOf(offset: number, headLimit: number, shown: number, total: number): GrepPage {
+  return { offset, headLimit, shown, total, hasMore: headLimit > 0 && offset + headLimit < total };
+}
+
 function paginate<T>(items: readonly T[], offset: number, headLimit: number): { items: T[]; page: GrepPage } {
-  const end = headLimit > 0 ? offset + headLimit : items.length;
-  const slice = items.slice(offset, end);
-  return { items: slice, page: { offset, headLimit, shown: slice.length, total: items.length, hasMore: end < items.length } };
+  const slice = items.slice(offset, headLimit > 0 ? offset + headLimit : undefined);
+  return { items: slice, page: pageOf(offset, headLimit, slice.length, items.length) };
 }
 
 export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
@@ -126,12 +129,10 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
       output = { ...common, mode, page, filenames: items.map(shown), numFiles: result.files.length };
     } else if (mode === "content") {
       const lines = contentPage(result.content, offset, headLimit);
-      const end = headLimit > 0 ? offset + headLimit : result.numLines;
-      const page: GrepPage = { offset, headLimit, shown: lines.length, total: result.numLines, hasMore: end < result.numLines };
       output = {
         ...common,
         mode,
-        page,
+        page: pageOf(offset, headLimit, lines.length, result.numLines),
         lines: lines.map((record) => ({ ...record, path: shown(record.path) })),
         numLines: result.numLines,
         numFiles: result.content.length,

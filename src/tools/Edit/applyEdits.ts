@@ -6,7 +6,8 @@
 import { dominantLineEnding, normalizeToLf, spliceOriginal, toLfView, type LineEnding } from "../shared/lineEndings.js";
 import type { ChangedRange } from "../shared/patch.js";
 import { diagnoseNoMatch, formatAmbiguousMessage, formatNoMatchMessage } from "./diagnose.js";
-import { applyReplacements, findReplacements, type MatchStrategy, type Replacement } from "./match.js";
+import { lineNumbersAt, utf8BytesSource } from "../shared/textSource.js";
+import { applyReplacements, findReplacements, MAX_REPORTED_LINES, type MatchStrategy, type Replacement } from "./match.js";
 
 export interface EditSpec {
   old_string: string;
@@ -172,7 +173,7 @@ export function applyEditsToUtf8Bytes(raw: Buffer, bomBytes: number, edits: read
       };
     }
     if (positions.length > 1 && !edit.replace_all) {
-      const lines = lineNumbersOfBytes(bytes, positions.slice(0, 10));
+      const lines = lineNumbersAt(utf8BytesSource(bytes, bomBytes), positions.slice(0, MAX_REPORTED_LINES));
       return { ok: false, index, code: "ambiguous", message: formatAmbiguousMessage(shownPath, { kind: "ambiguous", strategy: "exact", count: positions.length, lines }) };
     }
     const ending = chosen.ending ?? (newLf.includes("\n") && hasCrlf ? (fileEnding ??= dominantEndingOfBytes(raw)) : "LF");
@@ -198,19 +199,5 @@ export function applyEditsToUtf8Bytes(raw: Buffer, bomBytes: number, edits: read
   }
   if (edits.length > 1) ranges = [{ oldStart: prefix, oldEnd: raw.length - suffix, newStart: prefix, newEnd: bytes.length - suffix }];
   return { ok: true, bytes, applied, ranges };
-}
-
-function lineNumbersOfBytes(bytes: Buffer, positions: readonly number[]): number[] {
-  const lines: number[] = [];
-  let line = 1;
-  let pos = 0;
-  for (const p of positions) {
-    for (let nl = bytes.indexOf(0x0a, pos); nl !== -1 && nl < p; nl = bytes.indexOf(0x0a, nl + 1)) {
-      line++;
-      pos = nl + 1;
-    }
-    lines.push(line);
-  }
-  return lines;
 }
 

@@ -11,6 +11,7 @@
  *
  * 3 and 4 guess, so they apply only to a single candidate (or to all of them with replace_all).
  */
+import { lineNumbersAt, stringSource } from "../shared/textSource.js";
 import { normalizeTypography, preserveQuoteStyle } from "./quotes.js";
 
 export type MatchStrategy = "exact" | "quote_normalized" | "trailing_whitespace" | "indentation_shift";
@@ -34,21 +35,12 @@ export type MatchOutcome =
   | { kind: "ambiguous"; strategy: MatchStrategy; count: number; /** 1-based lines of the first candidates. */ lines: number[] }
   | { kind: "not_found" };
 
-const MAX_REPORTED_LINES = 10;
+/** How many candidates' lines an ambiguity report names. */
+export const MAX_REPORTED_LINES = 10;
 
 /** Line number (1-based) of each index, for ascending indices, in one pass. */
 export function lineNumbersOf(content: string, indices: readonly number[]): number[] {
-  const lines: number[] = [];
-  let line = 1;
-  let pos = 0;
-  for (const index of indices) {
-    for (let nl = content.indexOf("\n", pos); nl !== -1 && nl < index; nl = content.indexOf("\n", nl + 1)) {
-      line++;
-      pos = nl + 1;
-    }
-    lines.push(line);
-  }
-  return lines;
+  return lineNumbersAt(stringSource(content), indices);
 }
 
 function findAll(haystack: string, needle: string): number[] {

@@ -41,6 +41,17 @@ export function countNewlines(source: TextSource, from: number, to: number): num
   return n;
 }
 
+/** The 1-based line of each position, for ascending positions, in one pass. */
+export function lineNumbersAt(source: TextSource, positions: readonly number[]): number[] {
+  let line = 1;
+  let from = source.start;
+  return positions.map((position) => {
+    line += countNewlines(source, from, position);
+    from = position;
+    return line;
+  });
+}
+
 /** Start of the line `lines` lines above the line holding `index`. */
 export function backLines(source: TextSource, index: number, lines: number): number {
   let pos = index;

@@ -2,13 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
-import { displayPath, expandPath } from "../../core/paths.js";
+import { displayPath } from "../../core/paths.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
-import { checkReadPermissionForPath } from "../../permissions/index.js";
 import { GLOB_MAX_RESULTS, globSearch, splitGlobPattern, type GlobProgress } from "./glob.js";
 import { GLOB_DESCRIPTION, GLOB_TOOL_NAME, globPrompt } from "./prompt.js";
-import { observablePath } from "../shared/toolPaths.js";
+import { observablePath, readPermission, resolveToolPath } from "../shared/toolPaths.js";
 
 const inputSchema = () =>
   z.strictObject({
@@ -35,13 +34,13 @@ export interface GlobOutput {
 export type { GlobProgress };
 
 /** The directory the pattern is relative to: `path` (resolved against the session cwd) or the cwd. */
-function baseDirOf(input: GlobInput, cwd: string): string {
-  return input.path === undefined ? cwd : expandPath(input.path, cwd);
+function baseDirOf(input: GlobInput, context: ToolUseContext): string {
+  return input.path === undefined ? context.getCwd() : resolveToolPath(input.path, context);
 }
 
 /** The directory actually walked: an absolute pattern or a literal prefix narrows the base. */
-function searchRootOf(input: GlobInput, cwd: string): string {
-  return splitGlobPattern(input.pattern, baseDirOf(input, cwd)).root;
+function searchRootOf(input: GlobInput, context: ToolUseContext): string {
+  return splitGlobPattern(input.pattern, baseDirOf(input, context)).root;
 }
 
 export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
@@ -59,7 +58,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
   isResultTruncated: (output) => output.truncated || output.partial !== undefined,
 
   getPath(input: GlobInput, context?: ToolUseContext) {
-    return context ? searchRootOf(input, context.getCwd()) : (input.path === undefined ? "." : observablePath(input.path));
+    return context ? searchRootOf(input, context) : (input.path === undefined ? "." : observablePath(input.path));
   },
 
   backfillObservableInput(input: GlobInput, context?: ToolUseContext) {
@@ -69,7 +68,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
   async validateInput(input, context) {
     if (input.path === undefined || path.isAbsolute(input.pattern)) return { result: true };
     const cwd = context.getCwd();
-    const dir = expandPath(input.path, cwd);
+    const dir = resolveToolPath(input.path, context);
     const stat = fs.statSync(dir, { throwIfNoEntry: false });
     if (!stat) {
       return { result: false, message: `Directory does not exist: ${input.path}. The current working directory is ${cwd}.`, errorCode: 1 };
@@ -81,7 +80,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
   },
 
   async checkPermissions(input, context) {
-    return checkReadPermissionForPath(searchRootOf(input, context.getCwd()), context.getAppState().toolPermissionContext);
+    return readPermission(searchRootOf(input, context), context);
   },
 
   async call(input, context, _canUseTool, _message, onProgress) {
@@ -90,7 +89,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
     const settings = context.options.settings.glob ?? {};
     const result = await globSearch({
       pattern: input.pattern,
-      baseDir: baseDirOf(input, cwd),
+      baseDir: baseDirOf(input, context),
       permissionContext: context.getAppState().toolPermissionContext,
       includeHidden: settings.includeHidden ?? true,
       respectGitignore: settings.respectGitignore ?? false,

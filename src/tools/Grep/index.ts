@@ -1,12 +1,11 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
-import { displayPath, expandPath } from "../../core/paths.js";
+import { displayPath } from "../../core/paths.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
-import { checkReadPermissionForPath } from "../../permissions/index.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS } from "../shared/ripgrep.js";
-import { observablePath } from "../shared/toolPaths.js";
+import { observablePath, readPermission, resolveToolPath } from "../shared/toolPaths.js";
 import { splitGlobList } from "./args.js";
 import { formatGrepResult, isFailedSearch, type GrepOutput, type GrepPage } from "./output.js";
 import { contentPage, grepSearch, type GrepProgress } from "./search.js";
@@ -37,8 +36,8 @@ const inputSchema = () =>
 export type GrepInput = z.infer<ReturnType<typeof inputSchema>>;
 export type { GrepOutput, GrepProgress };
 
-function targetOf(input: GrepInput, cwd: string): string {
-  return input.path === undefined ? cwd : expandPath(input.path, cwd);
+function targetOf(input: GrepInput, context: ToolUseContext): string {
+  return input.path === undefined ? context.getCwd() : resolveToolPath(input.path, context);
 }
 
 function timeoutFrom(context: ToolUseContext): number {
@@ -70,7 +69,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
   isResultTruncated: (output) => output.page.hasMore || output.partial !== undefined,
 
   getPath(input: GrepInput, context?: ToolUseContext) {
-    return context ? targetOf(input, context.getCwd()) : (input.path === undefined ? "." : observablePath(input.path));
+    return context ? targetOf(input, context) : (input.path === undefined ? "." : observablePath(input.path));
   },
 
   backfillObservableInput(input: GrepInput, context?: ToolUseContext) {
@@ -80,14 +79,14 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
   async validateInput(input, context) {
     if (input.path === undefined) return { result: true };
     const cwd = context.getCwd();
-    if (!fs.existsSync(targetOf(input, cwd))) {
+    if (!fs.existsSync(targetOf(input, context))) {
       return { result: false, message: `Path does not exist: ${input.path}. The current working directory is ${cwd}.`, errorCode: 1 };
     }
     return { result: true };
   },
 
   async checkPermissions(input, context) {
-    return checkReadPermissionForPath(targetOf(input, context.getCwd()), context.getAppState().toolPermissionContext);
+    return readPermission(targetOf(input, context), context);
   },
 
   async call(input, context, _canUseTool, _message, onProgress) {
@@ -105,7 +104,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
       before: input["-B"],
       after: input["-A"],
       context: input["-C"],
-      target: targetOf(input, cwd),
+      target: targetOf(input, context),
       permissionContext: context.getAppState().toolPermissionContext,
       timeoutMs,
       env: context.env,

@@ -21,19 +21,13 @@ export class OrderedTransport implements Transport {
       if (!this.waiting) this.deliver();
     };
     inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = () => {
-      // Whatever arrived before the close is delivered first, so a final response is not lost.
-      if (this.waiting || this.queue.length > 0) setImmediate(() => this.finishClose());
-      else this.onclose?.();
-    };
+    inner.onclose = () => this.closeAfterDelivery();
   }
 
-  private finishClose(): void {
-    if (this.waiting || this.queue.length > 0) {
-      setImmediate(() => this.finishClose());
-      return;
-    }
-    this.onclose?.();
+  /** Whatever arrived before the close is delivered first, so a final response is not lost. */
+  private closeAfterDelivery(): void {
+    if (this.waiting || this.queue.length > 0) setImmediate(() => this.closeAfterDelivery());
+    else this.onclose?.();
   }
 
   private deliver(): void {

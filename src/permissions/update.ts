@@ -92,7 +92,7 @@ export function applyPermissionUpdate(update: PermissionUpdate, target: Permissi
     setContext({ source: "session", root: cwd });
     return { destination: "session" };
   }
-  const destination = update.destination as Exclude<PermissionUpdateDestination, "session">;
+  const destination = update.destination;
   const type: string = update.type;
   if (type === "setMode") {
     throw new SettingsWriteError(destination, "a mode change can only be remembered for the session (set permissions.defaultMode by hand)");

@@ -5,8 +5,7 @@
  * Pure functions of the texts (LF line endings).
  */
 import { LINE_NUMBER_PREFIX, TRUNCATED_LINE_PATTERN, numberLines } from "../shared/readFormat.js";
-import type { MatchOutcome, MatchStrategy } from "./match.js";
-import { lineNumbersOf } from "./match.js";
+import { leadingWhitespace, lineNumbersOf, oldLinesOf, type MatchOutcome, type MatchStrategy } from "./match.js";
 import { normalizeTypography } from "./quotes.js";
 
 const FUZZY_MAX_LINES = 200_000;
@@ -52,12 +51,6 @@ export interface NoMatchDiagnosis {
 
 /** A line as compared for closeness: typography, whitespace runs and letter case do not count. */
 const key = (line: string) => normalizeTypography(line).trim().replace(/\s+/g, " ").toLowerCase();
-
-function oldLinesOf(oldString: string): string[] {
-  const lines = oldString.split("\n");
-  if (oldString.endsWith("\n")) lines.pop();
-  return lines;
-}
 
 function bigrams(text: string): Map<string, number> {
   const grams = new Map<string, number>();
@@ -133,9 +126,7 @@ function indentWords(indent: string): string {
 function explainDifference(fileText: string, oldText: string): string {
   if (fileText.trimEnd() === oldText.trimEnd()) return "only trailing whitespace differs";
   if (fileText.trim() === oldText.trim()) {
-    const fileIndent = fileText.slice(0, fileText.length - fileText.trimStart().length);
-    const oldIndent = oldText.slice(0, oldText.length - oldText.trimStart().length);
-    return `indentation differs: the file has ${indentWords(fileIndent)}, old_string has ${indentWords(oldIndent)}`;
+    return `indentation differs: the file has ${indentWords(leadingWhitespace(fileText))}, old_string has ${indentWords(leadingWhitespace(oldText))}`;
   }
   if (fileText.toLowerCase() === oldText.toLowerCase()) return "letter case differs";
   if (key(fileText) === key(oldText)) return "quotes, dashes, spacing or letter case inside the line differ";
@@ -189,7 +180,7 @@ function lineOf(content: string, index: number): number {
 
 export function diagnoseNoMatch(content: string, oldString: string, newString: string): NoMatchDiagnosis {
   const diagnosis: NoMatchDiagnosis = {};
-  const oldLines = oldLinesOf(oldString);
+  const oldLines = oldLinesOf(oldString).lines;
 
   const nonEmpty = oldLines.filter((l) => l.trim() !== "");
   if (nonEmpty.length && nonEmpty.every((l) => LINE_NUMBER_PREFIX.test(l))) {

@@ -109,14 +109,14 @@ function splitLines(content: string): Lines {
 }
 
 /** old_string as lines; a final "\n" means the match must include the line break after its last line. */
-function oldLinesOf(oldString: string): { lines: string[]; endsWithNewline: boolean } {
+export function oldLinesOf(oldString: string): { lines: string[]; endsWithNewline: boolean } {
   const lines = oldString.split("\n");
   const endsWithNewline = oldString.endsWith("\n");
   if (endsWithNewline) lines.pop();
   return { lines, endsWithNewline };
 }
 
-function leadingWhitespace(line: string): string {
+export function leadingWhitespace(line: string): string {
   return line.slice(0, line.length - line.trimStart().length);
 }
 

@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
@@ -17,9 +16,7 @@ import { runToolUse, type ToolResultUpdate } from "../../src/core/runToolUse.js"
 import { parsePermissionRule } from "../../src/permissions/ruleParser.js";
 import { checkReadPermissionForPath, checkWritePermissionForPath, hasPermissionsToUseTool } from "../../src/permissions/index.js";
 
-export function tempDir(prefix = "tg-perm-"): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-}
+export { tempDir } from "../helpers.js";
 
 export function rule(
   behavior: PermissionBehavior,

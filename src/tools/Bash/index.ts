@@ -97,7 +97,6 @@ async function runInBackground(input: BashInput, context: ToolUseContext, notes:
     outputFile: outputPath(context, "tasks", id),
     eagerFile: true,
     captureCwd: false,
-    stopLeftovers: true,
   });
   const task = new BashBackgroundTask(id, input.command, input.description ?? input.command, shell);
   context.tasks.add(task);
@@ -162,7 +161,6 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
       outputFile: outputPath(context, "bash", context.toolUseId ?? createTaskId("run-")),
       eagerFile: false,
       captureCwd: true,
-      stopLeftovers: true,
       timeoutMs,
       signal,
       onProgress: onProgress && ((data) => onProgress({ toolUseID: context.toolUseId ?? "", data })),

@@ -2,7 +2,7 @@
  * Running one command line in bash: detached in its own process group, stdin closed, stdout and stderr
  * merged into one pipe (`exec 2>&1`), output collected with bounded memory, progress throttled, the
  * final working directory captured by an EXIT trap, and the whole process tree stopped on timeout,
- * abort or request. Processes a foreground command leaves behind in its group are stopped when it exits.
+ * abort or request. Processes a command leaves behind in its group (background tasks too) are stopped when it exits.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -33,8 +33,6 @@ export interface ShellOptions {
   eagerFile: boolean;
   /** Capture the directory the command ends in (foreground commands). */
   captureCwd: boolean;
-  /** Stop stragglers left in the group after bash exits (foreground commands). */
-  stopLeftovers: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: BashProgress) => void;
@@ -209,7 +207,7 @@ export function startShell(options: ShellOptions): ShellProcess {
     });
     child.on("exit", (code, signal) => {
       exit = { code, signal };
-      if (options.stopLeftovers && child.pid !== undefined && !killing && groupExists(child.pid)) {
+      if (child.pid !== undefined && !killing && groupExists(child.pid)) {
         const pid = child.pid;
         leftoverCheck = killProcessTree(pid).then((pids) => {
           leftoversStopped = pids.length > 0;

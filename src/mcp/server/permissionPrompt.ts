@@ -3,7 +3,7 @@ import type { AnyObject, AnyTool, CanUseToolFn } from "../../core/Tool.js";
 import type { PermissionAskDecision, PermissionDecision, PermissionUpdate } from "../../core/permissionTypes.js";
 
 /** How long a human gets to answer an elicitation before the call is denied. */
-export const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+const ELICITATION_TIMEOUT_MS = 10 * 60_000;
 const MAX_INPUT_PREVIEW_CHARS = 2_000;
 
 function formatRule(toolName: string, content?: string): string {
@@ -34,7 +34,7 @@ function inputPreview(input: AnyObject): string {
 }
 
 /** What a client that cannot prompt gets: a denial that says why and what rule would allow the call. */
-export function denyAsk(tool: AnyTool, decision: PermissionAskDecision): PermissionDecision {
+function denyAsk(tool: AnyTool, decision: PermissionAskDecision): PermissionDecision {
   return {
     behavior: "deny",
     message: `Permission to use ${tool.name} was denied: ${decision.message} The MCP client cannot ask the user (it did not declare the elicitation capability), so toolgate denied the call.${describeSuggestions(decision.suggestions)}`,

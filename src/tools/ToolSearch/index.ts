@@ -34,7 +34,7 @@ export interface ToolSearchOutput extends ToolSearchMatch {
   schemas?: ToolAPISchema[];
 }
 
-export function getToolSearchResultFormat(context: ToolUseContext): ToolSearchResultFormat {
+function getToolSearchResultFormat(context: ToolUseContext): ToolSearchResultFormat {
   const configured = context.options.settings.toolSearch?.resultFormat;
   return RESULT_FORMATS.includes(configured as ToolSearchResultFormat) ? (configured as ToolSearchResultFormat) : "both";
 }

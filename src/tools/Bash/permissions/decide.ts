@@ -35,10 +35,10 @@ export interface BashPermissionDeps {
 }
 
 const defaultBashPermissionDeps: BashPermissionDeps = {
-  getContentRulesForTool: (ctx, toolName, behavior) => permissions.getContentRulesForTool(ctx, toolName, behavior),
-  matchCommandPattern: (ruleContent, command) => permissions.matchCommandPattern(ruleContent, command),
-  checkWritePermissionForPath: (absPath, ctx) => permissions.checkWritePermissionForPath(absPath, ctx),
-  checkReadPermissionForPath: (absPath, ctx) => permissions.checkReadPermissionForPath(absPath, ctx),
+  getContentRulesForTool: permissions.getContentRulesForTool,
+  matchCommandPattern: permissions.matchCommandPattern,
+  checkWritePermissionForPath: permissions.checkWritePermissionForPath,
+  checkReadPermissionForPath: permissions.checkReadPermissionForPath,
 };
 
 export interface BashPermissionRequest {

@@ -81,9 +81,14 @@ export function detectJsonLayout(text: string): JsonLayout {
   return { indent: indentMatch ? indentMatch[1] : "", trailingNewline: /\n$/.test(text), asciiOnly };
 }
 
+/** As Python's json.dump with ensure_ascii writes it: every non-ASCII UTF-16 unit as \uXXXX. */
+function escapeNonAscii(json: string): string {
+  return json.replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 export function serializeNotebook(notebook: Notebook, layout: JsonLayout): string {
   let json = JSON.stringify(notebook, null, layout.indent || undefined);
-  if (layout.asciiOnly) json = json.replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  if (layout.asciiOnly) json = escapeNonAscii(json);
   return layout.trailingNewline ? `${json}\n` : json;
 }
 
@@ -171,7 +176,7 @@ function lineIndentBefore(text: string, pos: number): string {
 function serializeCell(cell: NotebookCell, layout: JsonLayout, baseIndent: string, eol: string): string {
   let json = JSON.stringify(cell, null, layout.indent || undefined);
   if (layout.indent) json = json.replace(/\n/g, `${eol}${baseIndent}`);
-  if (layout.asciiOnly) json = json.replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  if (layout.asciiOnly) json = escapeNonAscii(json);
   return json;
 }
 

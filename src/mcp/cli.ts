@@ -69,21 +69,17 @@ export async function collectMcpList(options: McpListOptions): Promise<McpListRe
   }
 }
 
-function pad(text: string, width: number): string {
-  return text.length >= width ? text : text + " ".repeat(width - text.length);
-}
-
 export function formatMcpList(report: McpListReport): string {
   const lines: string[] = [];
   if (report.servers.length === 0) {
     lines.push("No MCP servers configured (add them to .mcp.json in the project, or pass --mcp-config FILE).");
   } else {
     const nameWidth = Math.max(6, ...report.servers.map((s) => s.name.length));
-    lines.push(`${pad("SERVER", nameWidth)}  ${pad("STATUS", 12)}  ${pad("TOOLS", 5)}  ${pad("~TOKENS", 8)}  TRANSPORT`);
+    lines.push(`${"SERVER".padEnd(nameWidth)}  ${"STATUS".padEnd(12)}  ${"TOOLS".padEnd(5)}  ${"~TOKENS".padEnd(8)}  TRANSPORT`);
     for (const s of report.servers) {
       const ok = s.status === "connected";
       lines.push(
-        `${pad(s.name, nameWidth)}  ${pad(s.status, 12)}  ${pad(ok ? String(s.toolCount) : "-", 5)}  ${pad(ok ? s.estimatedTokens.toLocaleString("en-US") : "-", 8)}  ${s.transport}: ${s.target}`,
+        `${s.name.padEnd(nameWidth)}  ${s.status.padEnd(12)}  ${(ok ? String(s.toolCount) : "-").padEnd(5)}  ${(ok ? s.estimatedTokens.toLocaleString("en-US") : "-").padEnd(8)}  ${s.transport}: ${s.target}`,
       );
       if (s.error) lines.push(`${" ".repeat(nameWidth)}  ${s.error}`);
     }

@@ -26,12 +26,17 @@ function newCellId(notebook: Notebook): string {
   }
 }
 
+/** A code cell's outputs and execution count describe the source it ran; they go when that changes. */
+function clearOutputs(cell: NotebookCell): void {
+  cell.execution_count = null;
+  cell.outputs = [];
+}
+
 function setType(cell: NotebookCell, type: "code" | "markdown"): void {
   if (cell.cell_type === type) return;
   cell.cell_type = type;
   if (type === "code") {
-    cell.execution_count = null;
-    cell.outputs = [];
+    clearOutputs(cell);
   } else {
     delete cell.execution_count;
     delete cell.outputs;
@@ -49,10 +54,7 @@ export function applyCellEdit(notebook: Notebook, edit: CellEdit): CellEditResul
     const type = edit.cellType ?? "code";
     const cell: NotebookCell = { cell_type: type, metadata: {}, source: splitSource(edit.newSource) };
     if (notebookUsesCellIds(notebook)) cell.id = newCellId(notebook);
-    if (type === "code") {
-      cell.execution_count = null;
-      cell.outputs = [];
-    }
+    if (type === "code") clearOutputs(cell);
     const at = edit.index + 1;
     cells.splice(at, 0, cell);
     return { cellId: cellDisplayId(cell, at), cellType: type };
@@ -60,10 +62,7 @@ export function applyCellEdit(notebook: Notebook, edit: CellEdit): CellEditResul
   const cell = cells[edit.index];
   if (edit.cellType) setType(cell, edit.cellType);
   cell.source = Array.isArray(cell.source) ? splitSource(edit.newSource) : edit.newSource;
-  if (cell.cell_type === "code") {
-    cell.execution_count = null;
-    cell.outputs = [];
-  }
+  if (cell.cell_type === "code") clearOutputs(cell);
   return { cellId: cellDisplayId(cell, edit.index), cellType: cell.cell_type };
 }
 

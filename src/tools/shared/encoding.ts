@@ -189,21 +189,8 @@ export function tryEncodeText(text: string, encoding: TextEncoding): { ok: true;
 
 /** A decoder for one line's bytes at a time (Read's streaming window). */
 export function lineDecoder(encoding: TextEncoding): (bytes: Buffer) => string {
-  switch (encoding) {
-    case "utf8":
-    case "utf8-bom": {
-      const decoder = new TextDecoder("utf-8");
-      return (bytes) => decoder.decode(bytes);
-    }
-    case "utf16le": {
-      const decoder = new TextDecoder("utf-16le");
-      return (bytes) => decoder.decode(bytes);
-    }
-    case "utf16be": {
-      const decoder = new TextDecoder("utf-16be");
-      return (bytes) => decoder.decode(bytes);
-    }
-    default:
-      return (bytes) => iconv.decode(bytes, encoding);
-  }
+  const label = isUtf8Family(encoding) ? "utf-8" : encoding === "utf16le" ? "utf-16le" : encoding === "utf16be" ? "utf-16be" : undefined;
+  if (label === undefined) return (bytes) => iconv.decode(bytes, encoding);
+  const decoder = new TextDecoder(label);
+  return (bytes) => decoder.decode(bytes);
 }

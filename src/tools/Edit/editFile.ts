@@ -25,11 +25,11 @@ import { editDenial, missingFileMessage, resolveToolPath } from "../shared/toolP
 import { applyEditsToText, applyEditsToUtf8Bytes, type AppliedEdit, type EditSpec } from "./applyEdits.js";
 
 /** SPEC: files above 1 GiB are refused. */
-export const MAX_EDIT_FILE_BYTES = 1024 ** 3;
+const MAX_EDIT_FILE_BYTES = 1024 ** 3;
 /** UTF-8 files from this size are edited as bytes (exact matching only), never decoded as a whole. */
-export const BYTE_MODE_MIN_BYTES = 256 * 1024 ** 2;
+const BYTE_MODE_MIN_BYTES = 256 * 1024 ** 2;
 /** UTF-8 files from this size first try an exact match on the bytes, decoding only if that cannot decide. */
-export const BYTE_FAST_PATH_MIN_BYTES = 4 * 1024 ** 2;
+const BYTE_FAST_PATH_MIN_BYTES = 4 * 1024 ** 2;
 
 export type EditErrorCode =
   | "identical"

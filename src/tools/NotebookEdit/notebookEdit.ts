@@ -85,7 +85,7 @@ function escapeNonAscii(json: string): string {
   return json.replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-export function serializeNotebook(notebook: Notebook, layout: JsonLayout): string {
+function serializeNotebook(notebook: Notebook, layout: JsonLayout): string {
   let json = JSON.stringify(notebook, null, layout.indent || undefined);
   if (layout.asciiOnly) json = escapeNonAscii(json);
   return layout.trailingNewline ? `${json}\n` : json;

@@ -28,7 +28,7 @@ import { openReadSource, readFull, type ReadSource } from "./source.js";
 
 export const READ_TOOL_NAME = "Read";
 /** The text of one result stops growing here (the window ends early and says where to continue). */
-export const MAX_READ_OUTPUT_CHARS = 100_000;
+const MAX_READ_OUTPUT_CHARS = 100_000;
 const SNIFF_BYTES = 64 * 1024;
 const MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024;
 /** readFileState keeps decoded content only for files up to this size (Read decodes them anyway). */

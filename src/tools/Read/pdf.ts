@@ -41,7 +41,7 @@ function run(command: string, args: string[], signal?: AbortSignal): Promise<str
   });
 }
 
-export async function pdfPageCount(absPath: string, signal?: AbortSignal): Promise<number | undefined> {
+async function pdfPageCount(absPath: string, signal?: AbortSignal): Promise<number | undefined> {
   const info = await run("pdfinfo", [absPath], signal);
   const match = /^Pages:\s+(\d+)/m.exec(info);
   return match ? Number(match[1]) : undefined;

@@ -13,7 +13,7 @@ export interface ReadSource {
  * Files up to this size are read with one synchronous call. Each asynchronous fs call costs a thread-pool
  * round trip (tens of µs here, more under load); a Read made about a dozen of them, which dominated small reads.
  */
-export const IN_MEMORY_READ_MAX_BYTES = 1024 * 1024;
+const IN_MEMORY_READ_MAX_BYTES = 1024 * 1024;
 
 const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
 

@@ -7,7 +7,7 @@ import { resolveWriteTarget, writeFileAtomicSync } from "../../core/atomicWrite.
 import { recordFileState } from "./fileState.js";
 
 /** Checkpoints are keyed by the assistant message that asked for the change; a message without an id falls back to the tool_use id. */
-export function checkpointMessageId(parentMessage: AssistantMessage, context: ToolUseContext): string {
+function checkpointMessageId(parentMessage: AssistantMessage, context: ToolUseContext): string {
   return parentMessage.id ?? context.toolUseId ?? "unknown-message";
 }
 

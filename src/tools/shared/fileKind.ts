@@ -63,7 +63,7 @@ const BINARY_EXTENSIONS = new Set(
   ).split(" "),
 );
 
-export function extensionOf(filePath: string): string {
+function extensionOf(filePath: string): string {
   return path.extname(filePath).slice(1).toLowerCase();
 }
 
@@ -71,7 +71,7 @@ export function hasBinaryExtension(filePath: string): boolean {
   return BINARY_EXTENSIONS.has(extensionOf(filePath));
 }
 
-export const IMAGE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp"]);
+const IMAGE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp"]);
 
 export function hasImageExtension(filePath: string): boolean {
   return IMAGE_EXTENSIONS.has(extensionOf(filePath));

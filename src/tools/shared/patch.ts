@@ -3,7 +3,7 @@ import { backLines, countNewlines, forwardLines, stringSource, type TextSource }
 
 export type { StructuredPatchHunk };
 
-export const PATCH_CONTEXT_LINES = 3;
+const PATCH_CONTEXT_LINES = 3;
 
 /** A changed span: [oldStart, oldEnd) of the old text became [newStart, newEnd) of the new one. */
 export interface ChangedRange {

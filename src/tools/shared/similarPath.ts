@@ -52,15 +52,11 @@ function closestName(dir: string, wanted: string): string | undefined {
   return best?.name;
 }
 
-function exists(p: string): boolean {
-  return fs.existsSync(p);
-}
-
 /** Walk down from the deepest existing ancestor, correcting each missing segment to its closest sibling. */
 function correctSegments(absPath: string): string | undefined {
   const missing: string[] = [];
   let base = absPath;
-  while (!exists(base)) {
+  while (!fs.existsSync(base)) {
     const parent = path.dirname(base);
     if (parent === base) return undefined;
     missing.unshift(path.basename(base));
@@ -115,7 +111,7 @@ export function suggestSimilarPath(absPath: string, { cwd, isVisible = () => tru
     () => {
       if (isPathInside(absPath, cwd)) return undefined;
       const underCwd = path.join(cwd, absPath);
-      return exists(underCwd) ? underCwd : undefined;
+      return fs.existsSync(underCwd) ? underCwd : undefined;
     },
     () => correctSegments(absPath),
     () => {

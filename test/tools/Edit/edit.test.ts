@@ -12,20 +12,11 @@ import { EditTool } from "../../../src/tools/Edit/index.js";
 import { prepareFileEdit } from "../../../src/tools/Edit/editFile.js";
 import { buildStructuredPatch } from "../../../src/tools/shared/patch.js";
 import { assistantMessage, tempDir } from "../../helpers.js";
-import { resultText, session, touch } from "../shared/harness.js";
-
-/** A session in which `name` exists with `content` and has been read. */
-async function readFile(name: string, content: string | Buffer, options: Parameters<typeof session>[0] = {}) {
-  const s = session(options);
-  s.write(name, content);
-  const read = await s.run("Read", { file_path: name });
-  expect(read.outcome).toBe("success");
-  return s;
-}
+import { resultText, session, sessionAfterRead, touch } from "../shared/harness.js";
 
 describe("Edit validation, in SPEC order", () => {
   it("1. refuses identical old_string and new_string", async () => {
-    const s = await readFile("a.txt", "same\n");
+    const s = await sessionAfterRead("a.txt", "same\n");
     const r = await s.run("Edit", { file_path: "a.txt", old_string: "same", new_string: "same" });
     expect(r.outcome).toBe("invalid_input");
     expect(r.text).toContain("identical");
@@ -115,7 +106,7 @@ describe("Edit validation, in SPEC order", () => {
   });
 
   it("8. refuses a file that really changed since it was read", async () => {
-    const s = await readFile("a.txt", "alpha\nbeta\n");
+    const s = await sessionAfterRead("a.txt", "alpha\nbeta\n");
     fs.writeFileSync(s.file("a.txt"), "alpha\nBETA\n");
     touch(s.file("a.txt"));
     const r = await s.run("Edit", { file_path: "a.txt", old_string: "alpha", new_string: "gamma" });
@@ -126,7 +117,7 @@ describe("Edit validation, in SPEC order", () => {
   });
 
   it("8. allows a file whose mtime moved but whose content is identical (a formatter's touch)", async () => {
-    const s = await readFile("a.txt", "alpha\nbeta\n");
+    const s = await sessionAfterRead("a.txt", "alpha\nbeta\n");
     touch(s.file("a.txt"), 60_000);
     const r = await s.run("Edit", { file_path: "a.txt", old_string: "alpha", new_string: "gamma" });
     expect(r.outcome).toBe("success");
@@ -134,7 +125,7 @@ describe("Edit validation, in SPEC order", () => {
   });
 
   it("8. catches a same-size change even when the mtime is put back", async () => {
-    const s = await readFile("a.txt", "alpha\n");
+    const s = await sessionAfterRead("a.txt", "alpha\n");
     const { mtime } = fs.statSync(s.file("a.txt"));
     fs.writeFileSync(s.file("a.txt"), "ALPHA\n");
     fs.utimesSync(s.file("a.txt"), mtime, mtime);
@@ -144,7 +135,7 @@ describe("Edit validation, in SPEC order", () => {
 
   it("9. no match: shows the closest region with line numbers and its first differing line", async () => {
     const content = "function a() {\n\tconst x = 1;\n\treturn x;\n}\n\nfunction b() {}\n";
-    const s = await readFile("f.js", content);
+    const s = await sessionAfterRead("f.js", content);
     const r = await s.run("Edit", { file_path: "f.js", old_string: "function a() {\n  const x = 2;\n  return x;\n}", new_string: "z" });
     expect(r.outcome).toBe("invalid_input");
     expect(r.text).toContain("old_string was not found");
@@ -156,20 +147,20 @@ describe("Edit validation, in SPEC order", () => {
   });
 
   it("9. no match: says when new_string is already in the file", async () => {
-    const s = await readFile("f.js", "const answer = 42;\n");
+    const s = await sessionAfterRead("f.js", "const answer = 42;\n");
     const r = await s.run("Edit", { file_path: "f.js", old_string: "const answer = 41;", new_string: "const answer = 42;" });
     expect(r.text).toContain("new_string already appears in the file at line 1");
   });
 
   it("9. no match: recognises Read's line-number prefixes pasted into old_string", async () => {
-    const s = await readFile("f.js", "one\ntwo\nthree\n");
+    const s = await sessionAfterRead("f.js", "one\ntwo\nthree\n");
     const r = await s.run("Edit", { file_path: "f.js", old_string: "2\ttwo\n3\tthree", new_string: "x" });
     expect(r.text).toContain("line-number prefixes");
     expect(r.text).toContain("Without them it matches at line 2");
   });
 
   it("10. refuses several matches without replace_all, with the count and lines", async () => {
-    const s = await readFile("a.txt", "x = 1\ny\nx = 1\nz\nx = 1\n");
+    const s = await sessionAfterRead("a.txt", "x = 1\ny\nx = 1\nz\nx = 1\n");
     const r = await s.run("Edit", { file_path: "a.txt", old_string: "x = 1", new_string: "x = 2" });
     expect(r.outcome).toBe("invalid_input");
     expect(r.text).toContain("matches 3 places");
@@ -183,7 +174,7 @@ describe("Edit validation, in SPEC order", () => {
     fs.mkdirSync(s.file("d"));
     expect((await s.run("Edit", { file_path: "d", old_string: "a", new_string: "b" })).text).toContain("is a directory");
 
-    const ro = await readFile("ro.txt", "locked\n");
+    const ro = await sessionAfterRead("ro.txt", "locked\n");
     fs.chmodSync(ro.file("ro.txt"), 0o444);
     const r = await ro.run("Edit", { file_path: "ro.txt", old_string: "locked", new_string: "open" });
     expect(r.text).toContain("read-only (mode 0444)");
@@ -198,40 +189,40 @@ describe("Edit validation, in SPEC order", () => {
 
 describe("Edit writes", () => {
   it("replaces literally: $& and $1 stay as written", async () => {
-    const s = await readFile("a.txt", "price = OLD;\n");
+    const s = await sessionAfterRead("a.txt", "price = OLD;\n");
     await s.run("Edit", { file_path: "a.txt", old_string: "OLD", new_string: "$& + $1 + $$" });
     expect(s.read("a.txt")).toBe("price = $& + $1 + $$;\n");
   });
 
   it("replace_all changes every occurrence and says how many", async () => {
-    const s = await readFile("a.txt", "foo foo\nfoo\n");
+    const s = await sessionAfterRead("a.txt", "foo foo\nfoo\n");
     const r = await s.run("Edit", { file_path: "a.txt", old_string: "foo", new_string: "bar", replace_all: true });
     expect(r.text).toContain("Replaced 3 occurrences");
     expect(s.read("a.txt")).toBe("bar bar\nbar\n");
   });
 
   it("deleting a whole line removes its line break", async () => {
-    const s = await readFile("a.txt", "keep\ndrop me\nkeep too\n");
+    const s = await sessionAfterRead("a.txt", "keep\ndrop me\nkeep too\n");
     await s.run("Edit", { file_path: "a.txt", old_string: "drop me", new_string: "" });
     expect(s.read("a.txt")).toBe("keep\nkeep too\n");
   });
 
   it("keeps CRLF line endings, for the replaced lines and the new ones", async () => {
-    const s = await readFile("w.txt", "one\r\ntwo\r\nthree\r\n");
+    const s = await sessionAfterRead("w.txt", "one\r\ntwo\r\nthree\r\n");
     const r = await s.run("Edit", { file_path: "w.txt", old_string: "one\ntwo", new_string: "ONE\nTWO\nTWO-AND-A-HALF" });
     expect(r.outcome).toBe("success");
     expect(fs.readFileSync(s.file("w.txt"), "latin1")).toBe("ONE\r\nTWO\r\nTWO-AND-A-HALF\r\nthree\r\n");
   });
 
   it("leaves the endings of untouched lines alone in a mixed file", async () => {
-    const s = await readFile("m.txt", "a\r\nb\nc\r\nd\r\n");
+    const s = await sessionAfterRead("m.txt", "a\r\nb\nc\r\nd\r\n");
     await s.run("Edit", { file_path: "m.txt", old_string: "c", new_string: "C\nC2" });
     expect(fs.readFileSync(s.file("m.txt"), "latin1")).toBe("a\r\nb\nC\r\nC2\r\nd\r\n");
   });
 
   it("keeps a UTF-16LE file with its BOM", async () => {
     const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo wörld\r\nzweite Zeile\r\n", "utf16le")]);
-    const s = await readFile("u16.txt", bytes);
+    const s = await sessionAfterRead("u16.txt", bytes);
     const r = await s.run("Edit", { file_path: "u16.txt", old_string: "wörld", new_string: "Welt ✓" });
     expect(r.outcome).toBe("success");
     const out = fs.readFileSync(s.file("u16.txt"));
@@ -240,7 +231,7 @@ describe("Edit writes", () => {
   });
 
   it("keeps a UTF-8 BOM", async () => {
-    const s = await readFile("bom.txt", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("first\nsecond\n")]));
+    const s = await sessionAfterRead("bom.txt", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("first\nsecond\n")]));
     await s.run("Edit", { file_path: "bom.txt", old_string: "second", new_string: "2nd" });
     const out = fs.readFileSync(s.file("bom.txt"));
     expect([...out.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
@@ -249,7 +240,7 @@ describe("Edit writes", () => {
 
   it("keeps a legacy single-byte encoding, and refuses characters it cannot hold", async () => {
     const text = "Café crème, naïve façade, déjà vu — voilà.\nDeuxième ligne très française.\n";
-    const s = await readFile("latin.txt", iconv.encode(text, "windows-1252"));
+    const s = await sessionAfterRead("latin.txt", iconv.encode(text, "windows-1252"));
     const ok = await s.run("Edit", { file_path: "latin.txt", old_string: "Deuxième", new_string: "Troisième" });
     expect(ok.outcome).toBe("success");
     expect(iconv.decode(fs.readFileSync(s.file("latin.txt")), "windows-1252")).toBe(text.replace("Deuxième", "Troisième"));
@@ -258,7 +249,7 @@ describe("Edit writes", () => {
   });
 
   it("matches straight quotes against curly ones and keeps the file's style, naming the strategy", async () => {
-    const s = await readFile("prose.md", "He said \u201Cit\u2019s fine\u201D.\n");
+    const s = await sessionAfterRead("prose.md", "He said \u201Cit\u2019s fine\u201D.\n");
     const r = await s.run("Edit", { file_path: "prose.md", old_string: `He said "it's fine".`, new_string: `He said "it's great".` });
     expect(r.text).toContain("curly and straight quotes");
     expect((r.output as { strategy: string }).strategy).toBe("quote_normalized");
@@ -266,7 +257,7 @@ describe("Edit writes", () => {
   });
 
   it("reports the indentation shift it applied", async () => {
-    const s = await readFile("p.py", "class A:\n    def f(self):\n        return 1\n");
+    const s = await sessionAfterRead("p.py", "class A:\n    def f(self):\n        return 1\n");
     const r = await s.run("Edit", { file_path: "p.py", old_string: "def f(self):\n    return 1", new_string: "def f(self):\n    return 2" });
     expect(r.text).toContain("indented 4 spaces more than old_string");
     expect(s.read("p.py")).toBe("class A:\n    def f(self):\n        return 2\n");
@@ -284,7 +275,7 @@ describe("Edit writes", () => {
   });
 
   it("keeps the permission mode (0755 stays 0755)", async () => {
-    const s = await readFile("run.sh", "#!/bin/sh\necho old\n");
+    const s = await sessionAfterRead("run.sh", "#!/bin/sh\necho old\n");
     fs.chmodSync(s.file("run.sh"), 0o755);
     touch(s.file("run.sh"));
     await s.run("Edit", { file_path: "run.sh", old_string: "echo old", new_string: "echo new" });
@@ -294,7 +285,7 @@ describe("Edit writes", () => {
 
   it("returns the structured patch (3 lines of context) and the original file", async () => {
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
-    const s = await readFile("p.txt", `${lines.join("\n")}\n`);
+    const s = await sessionAfterRead("p.txt", `${lines.join("\n")}\n`);
     const r = await s.run("Edit", { file_path: "p.txt", old_string: "line 10", new_string: "LINE TEN" });
     const output = r.output as { structuredPatch: Array<{ oldStart: number; lines: string[] }>; originalFile: string; filePath: string };
     expect(output.filePath).toBe("p.txt");
@@ -305,7 +296,7 @@ describe("Edit writes", () => {
   });
 
   it("writes the file inside call() before its promise is awaited (no yielding await in the critical section)", async () => {
-    const s = await readFile("sync.txt", "before\n");
+    const s = await sessionAfterRead("sync.txt", "before\n");
     const context = { ...s.ctx, toolUseId: "toolu_sync" };
     const input = { file_path: "sync.txt", old_string: "before", new_string: "after", replace_all: false };
     const pending = EditTool.call(input, context, async () => ({ behavior: "allow" }), assistantMessage("m_sync"));
@@ -420,7 +411,7 @@ describe("Edit tool definition", () => {
   });
 
   it("backfills ~ and absolute paths for hooks and permission checks; results echo the model's path", async () => {
-    const s = await readFile("rel.txt", "a\n");
+    const s = await sessionAfterRead("rel.txt", "a\n");
     const home = { file_path: "~/notes.txt", old_string: "a", new_string: "b", replace_all: false };
     EditTool.backfillObservableInput?.(home, s.ctx);
     expect(home.file_path).toBe(path.join(os.homedir(), "notes.txt"));

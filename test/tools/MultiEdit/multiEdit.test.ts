@@ -1,18 +1,11 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MultiEditTool } from "../../../src/tools/MultiEdit/index.js";
-import { session, touch } from "../shared/harness.js";
-
-async function readFile(name: string, content: string) {
-  const s = session();
-  s.write(name, content);
-  expect((await s.run("Read", { file_path: name })).outcome).toBe("success");
-  return s;
-}
+import { session, sessionAfterRead, touch } from "../shared/harness.js";
 
 describe("MultiEdit", () => {
   it("applies edits in order, each to the result of the previous ones", async () => {
-    const s = await readFile("a.ts", "let count = 0;\nfunction inc() { count++; }\n");
+    const s = await sessionAfterRead("a.ts", "let count = 0;\nfunction inc() { count++; }\n");
     const r = await s.run("MultiEdit", {
       file_path: "a.ts",
       edits: [
@@ -28,7 +21,7 @@ describe("MultiEdit", () => {
 
   it("rolls back when edit 3 of 4 fails: the file is untouched and the error names the edit", async () => {
     const original = "one\ntwo\nthree\nfour\n";
-    const s = await readFile("a.txt", original);
+    const s = await sessionAfterRead("a.txt", original);
     const before = fs.statSync(s.file("a.txt")).mtimeMs;
     const r = await s.run("MultiEdit", {
       file_path: "a.txt",
@@ -47,14 +40,14 @@ describe("MultiEdit", () => {
   });
 
   it("names an ambiguous edit and keeps the file", async () => {
-    const s = await readFile("a.txt", "x\nx\ny\n");
+    const s = await sessionAfterRead("a.txt", "x\nx\ny\n");
     const r = await s.run("MultiEdit", { file_path: "a.txt", edits: [{ old_string: "y", new_string: "z" }, { old_string: "x", new_string: "w" }] });
     expect(r.text).toContain("Edit 2 of 2 failed: old_string matches 2 places");
     expect(s.read("a.txt")).toBe("x\nx\ny\n");
   });
 
   it("refuses identical strings and a later empty old_string", async () => {
-    const s = await readFile("a.txt", "a\n");
+    const s = await sessionAfterRead("a.txt", "a\n");
     expect((await s.run("MultiEdit", { file_path: "a.txt", edits: [{ old_string: "a", new_string: "b" }, { old_string: "b", new_string: "b" }] })).text).toContain("Edit 2 of 2 failed: old_string and new_string are identical");
     expect((await s.run("MultiEdit", { file_path: "a.txt", edits: [{ old_string: "a", new_string: "b" }, { old_string: "", new_string: "c" }] })).text).toContain("Only the first edit may have an empty old_string");
   });
@@ -88,7 +81,7 @@ describe("MultiEdit", () => {
   });
 
   it("reports loose strategies per edit and returns one patch for the whole change", async () => {
-    const s = await readFile("q.md", "Say \u201Chello\u201D.\n\nend\n");
+    const s = await sessionAfterRead("q.md", "Say \u201Chello\u201D.\n\nend\n");
     const r = await s.run("MultiEdit", { file_path: "q.md", edits: [{ old_string: 'Say "hello".', new_string: 'Say "bye".' }, { old_string: "end", new_string: "END" }] });
     expect(r.text).toContain("- edit 1 (old_string matched once curly and straight quotes");
     const output = r.output as { structuredPatch: Array<{ lines: string[] }>; edits: Array<{ strategy: string }> };

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { locateCells } from "../../../src/tools/NotebookEdit/notebookEdit.js";
-import { session, touch } from "../shared/harness.js";
+import { session, sessionAfterRead, touch } from "../shared/harness.js";
 
 const notebook = (cells: object[], minor = 5) => ({
   cells,
@@ -22,12 +22,7 @@ const codeCell = (id: string, source: string[]) => ({
 /** As Jupyter writes it: one-space indent, trailing newline. */
 const jupyter = (nb: object) => `${JSON.stringify(nb, null, 1)}\n`;
 
-async function readNotebook(content: string) {
-  const s = session();
-  s.write("nb.ipynb", content);
-  expect((await s.run("Read", { file_path: "nb.ipynb" })).outcome).toBe("success");
-  return s;
-}
+const readNotebook = (content: string) => sessionAfterRead("nb.ipynb", content);
 
 const load = (s: ReturnType<typeof session>) => JSON.parse(s.read("nb.ipynb"));
 

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { expect } from "vitest";
 import { runToolUse, type ToolResultUpdate } from "../../../src/core/runToolUse.js";
 import type { CanUseToolFn, ToolUseContext } from "../../../src/core/Tool.js";
 import type { CreateToolUseContextOptions } from "../../../src/core/context.js";
@@ -55,6 +56,14 @@ export function session(options: Partial<CreateToolUseContextOptions> & { canUse
       return { ...results[0], text: resultText(results[0].block) };
     },
   };
+}
+
+/** A session in which `name` exists with `content` and has been read. */
+export async function sessionAfterRead(name: string, content: string | Buffer, options: Parameters<typeof session>[0] = {}): Promise<Session> {
+  const s = session(options);
+  s.write(name, content);
+  expect((await s.run("Read", { file_path: name })).outcome).toBe("success");
+  return s;
 }
 
 /** Set a file's mtime to a moment in the past (or future), leaving its content alone. */

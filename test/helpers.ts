@@ -1,16 +1,19 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterAll } from "vitest";
 import { createToolUseContext, type CreateToolUseContextOptions } from "../src/core/context.js";
 import type { CanUseToolFn, ToolUseContext } from "../src/core/Tool.js";
 import type { AssistantMessage } from "../src/core/messages.js";
 
 const createdDirs: string[] = [];
-process.once("exit", () => {
-  for (const dir of createdDirs) fs.rmSync(dir, { recursive: true, force: true });
+// Each test file gets its own copy of this module, so this runs once per file, after its last test.
+// (A process "exit" handler would not: vitest's fork workers are stopped without one.)
+afterAll(() => {
+  for (const dir of createdDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A fresh temp directory (realpath), removed when the test process exits. */
+/** A fresh temp directory (realpath), removed after the test file that made it. */
 export function tempDir(prefix = "toolgate-test-"): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
   createdDirs.push(dir);

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { expandPath } from "../core/paths.js";
 import { getToolgateHome } from "../core/context.js";
 import type { AppState } from "../core/Tool.js";
 import type {
@@ -39,7 +40,8 @@ export function applyPermissionUpdateToContext(
     case "addDirectories": {
       const dirs = [...ctx.additionalWorkingDirectories];
       for (const dir of update.directories) {
-        const abs = path.resolve(ctx.cwd, dir);
+        // As settings loading resolves additionalDirectories: `~` expanded, relative to the file's root.
+        const abs = expandPath(dir, origin.root ?? ctx.cwd);
         if (abs === ctx.cwd || dirs.some((d) => d.path === abs)) continue;
         dirs.push(origin.file ? { path: abs, source: origin.source, file: origin.file } : { path: abs, source: origin.source });
       }

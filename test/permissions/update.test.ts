@@ -1,3 +1,4 @@
+import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -33,10 +34,13 @@ describe("applyPermissionUpdate", () => {
     expect(context.getAppState().toolPermissionContext.rules).toMatchObject([{ source: "session", ruleBehavior: "deny" }]);
     expect((await hasPermissionsToUseTool(askFirst, {}, context, { toolUseID: "x" })).behavior).toBe("deny");
     applyPermissionUpdate({ type: "setMode", mode: "acceptEdits", destination: "session" }, context);
-    applyPermissionUpdate({ type: "addDirectories", directories: ["../other"], destination: "session" }, context);
+    applyPermissionUpdate({ type: "addDirectories", directories: ["../other", "~/notes"], destination: "session" }, context);
     const ctx = context.getAppState().toolPermissionContext;
     expect(ctx.mode).toBe("acceptEdits");
-    expect(ctx.additionalWorkingDirectories).toEqual([{ path: path.join(path.dirname(cwd), "other"), source: "session" }]);
+    expect(ctx.additionalWorkingDirectories).toEqual([
+      { path: path.join(path.dirname(cwd), "other"), source: "session" },
+      { path: path.join(os.homedir(), "notes"), source: "session" },
+    ]);
     expect(fs.existsSync(path.join(cwd, ".toolgate"))).toBe(false);
   });
 

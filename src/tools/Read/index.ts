@@ -3,7 +3,7 @@ import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext, ValidationResult } from "../../core/Tool.js";
 import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
-import { hashContent } from "../../core/fileStateCache.js";
+import { FILE_STATE_MAX_ENTRY_CONTENT_CHARS, hashContent } from "../../core/fileStateCache.js";
 import { decodeText, describeEncoding, sniffEncoding, type TextEncoding } from "../shared/encoding.js";
 import { FileToolError } from "../shared/errors.js";
 import {
@@ -31,8 +31,11 @@ export const READ_TOOL_NAME = "Read";
 const MAX_READ_OUTPUT_CHARS = 100_000;
 const SNIFF_BYTES = 64 * 1024;
 const MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024;
-/** readFileState keeps decoded content only for files up to this size (Read decodes them anyway). */
-const CONTENT_CACHE_BYTES = 1024 * 1024;
+/**
+ * Files up to this size have their decoded content recorded in readFileState: the cache's own per-entry
+ * limit, since a file of N bytes decodes to at most N characters.
+ */
+const CONTENT_CACHE_BYTES = FILE_STATE_MAX_ENTRY_CONTENT_CHARS;
 
 /** Files from this size keep a line index, so later windows of the same file version need no full scan. */
 const LINE_INDEX_MIN_BYTES = 64 * 1024 * 1024;

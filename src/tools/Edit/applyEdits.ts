@@ -40,7 +40,6 @@ export interface TextEditSuccess {
   applied: AppliedEdit[];
   /** Changed spans in LF coordinates (one per replacement for a single edit, one overall span for several). */
   ranges: ChangedRange[];
-  lineEnding: LineEnding;
 }
 
 function rangesOf(replacements: readonly Replacement[]): ChangedRange[] {
@@ -80,7 +79,7 @@ export function applyEditsToText(original: string, edits: readonly EditSpec[], s
     view = toLfView(nextOriginal);
   }
   if (edits.length > 1) ranges = [{ oldStart: prefix, oldEnd: first.lf.length - suffix, newStart: prefix, newEnd: lf.length - suffix }];
-  return { ok: true, text: view.original, oldLf: first.lf, newLf: lf, applied, ranges, lineEnding };
+  return { ok: true, text: view.original, oldLf: first.lf, newLf: lf, applied, ranges };
 }
 
 export interface ByteEditSuccess {

@@ -86,7 +86,6 @@ export interface PreparedEdit {
   absPath: string;
   /** The file did not exist and will be created (with its parent directories). */
   creates: boolean;
-  encoding: TextEncoding;
   /** The bytes read, to check in the critical section that nothing moved since validation. */
   raw?: Buffer;
   state?: FileState;
@@ -198,7 +197,6 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
     return edited({
       absPath,
       creates: !stat,
-      encoding,
       raw,
       newBytes: encoded.bytes,
       newText: result.text,
@@ -254,7 +252,6 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
       edit: {
         absPath,
         creates: false,
-        encoding,
         raw,
         state,
         newBytes: result.bytes,
@@ -292,7 +289,6 @@ function prepareAsText(
   return edited({
     absPath,
     creates: false,
-    encoding,
     raw,
     state,
     newBytes: encoded.bytes,

@@ -16,7 +16,6 @@ export interface RenderedNotebook {
   images: NotebookImage[];
   cellCount: number;
   shownCells: number;
-  language: string;
 }
 
 function clip(text: string, max: number): string {
@@ -82,5 +81,5 @@ export function renderNotebook(notebook: Notebook, maxChars: number): RenderedNo
     shownCells < count
       ? `\n\n[Only the first ${shownCells} of ${count} cells fit in one result. Inspect the rest with Bash, e.g. jq '.cells[${shownCells}:]' on the file.]`
       : "";
-  return { text: `${header}\n\n${blocks.join("\n\n")}${footer}`, images, cellCount: count, shownCells, language };
+  return { text: `${header}\n\n${blocks.join("\n\n")}${footer}`, images, cellCount: count, shownCells };
 }

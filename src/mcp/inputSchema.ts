@@ -20,7 +20,11 @@ function compile(schema: JSONSchema): ValidateFunction | undefined {
   // $schema URI, and a top-level $id shared by two tools would be refused as a duplicate.
   const { $schema: _schema, $id: _id, ...rest } = schema;
   try {
-    return ajv.compile(rest);
+    const validate = ajv.compile(rest);
+    // ajv caches every compiled schema by object; list_changed refreshes bring new objects, so drop it from the
+    // cache (the compiled function stays valid) rather than keep every schema of every refresh.
+    ajv.removeSchema(rest);
+    return validate;
   } catch {
     return undefined;
   }

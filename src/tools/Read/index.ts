@@ -21,7 +21,7 @@ import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, numberLines } from "../shared/readF
 import { missingFileMessage, observablePath, readDenial, readPermission, resolveToolPath } from "../shared/toolPaths.js";
 import { MAX_IMAGE_BYTES, sniffImage, type ImageMediaType } from "./image.js";
 import { renderNotebook, type NotebookImage } from "./notebook.js";
-import { extractPdfText, parsePageRange, type PageRange } from "./pdf.js";
+import { DEFAULT_PDF_PAGES, extractPdfText, parsePageRange, type PageRange } from "./pdf.js";
 import { READ_DESCRIPTION, READ_PROMPT } from "./prompt.js";
 import { READ_CHUNK_BYTES, readLineWindow, type LineIndex } from "./window.js";
 import { openReadSource, readFull, type ReadSource } from "./source.js";
@@ -244,7 +244,7 @@ function pdfResult(file: Extract<ReadOutput, { type: "pdf" }>["file"]): string {
   const total = file.totalPages;
   const notes: string[] = [`[Pages ${file.first}-${file.last}${total !== undefined ? ` of ${total}` : ""}.`];
   if (file.truncated) notes.push(`The result reached ${MAX_READ_OUTPUT_CHARS} characters, so it stops there.`);
-  if (total !== undefined && file.last < total) notes.push(`For more, call Read with pages: "${file.last + 1}-${Math.min(total, file.last + 20)}".`);
+  if (total !== undefined && file.last < total) notes.push(`For more, call Read with pages: "${file.last + 1}-${Math.min(total, file.last + DEFAULT_PDF_PAGES)}".`);
   const empty = file.pages.every((p) => p.trim() === "") ? "\nNo text was found on these pages: the PDF may be scanned images without a text layer." : "";
   return `${body}${empty}\n\n${notes.join(" ")}]`;
 }

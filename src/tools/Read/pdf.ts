@@ -51,7 +51,6 @@ export interface PdfText {
   /** Page texts in order, from `first`. */
   pages: string[];
   first: number;
-  last: number;
   totalPages?: number;
 }
 
@@ -67,5 +66,5 @@ export async function extractPdfText(absPath: string, requested: PageRange | und
   const text = await run("pdftotext", ["-layout", "-enc", "UTF-8", "-f", String(first), "-l", String(last), absPath, "-"], signal);
   const pages = text.split("\f");
   if (pages.length > last - first + 1) pages.length = last - first + 1;
-  return { pages, first, last, totalPages };
+  return { pages, first, totalPages };
 }

@@ -168,7 +168,7 @@ export const NotebookEditTool = buildTool({
     return { data: output };
   },
   mapToolResultToToolResultBlockParam(output: NotebookEditOutput, toolUseID: string): ToolResultBlockParam {
-    const where = `${output.notebookPath}`;
+    const where = output.notebookPath;
     const text =
       output.editMode === "delete"
         ? `Deleted cell ${output.cellId} from ${where}.`

@@ -7,7 +7,7 @@ import type { FileState } from "../../core/fileStateCache.js";
 import { commitFileWrite, readOnlyReason } from "../shared/commit.js";
 import { decodeText, sniffEncoding, tryEncodeText } from "../shared/encoding.js";
 import { FileToolError } from "../shared/errors.js";
-import { describeSpecialFile, isNotebookPath } from "../shared/fileKind.js";
+import { describeSpecialFile, isNotebookPath, statIfExists } from "../shared/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
 import { normalizeToLf } from "../shared/lineEndings.js";
 import { cellDisplayId, findCellIndex, notebookLanguage, parseNotebook } from "../shared/notebook.js";
@@ -64,13 +64,8 @@ function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext):
   const denied = editDenial(absPath, context);
   if (denied) return fail("denied", 1, `${denied} Do not try to change this file another way.`);
   if (!isNotebookPath(absPath)) return fail("not_notebook", 2, `${absPath} is not a Jupyter notebook (.ipynb). Use Edit for other files.`);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(absPath);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    return fail("missing", 3, missingFileMessage(absPath, context, "To create a notebook, use Write with the notebook's JSON."));
-  }
+  const stat = statIfExists(absPath);
+  if (!stat) return fail("missing", 3, missingFileMessage(absPath, context, "To create a notebook, use Write with the notebook's JSON."));
   if (!stat.isFile()) return fail("not_a_file", 4, `${absPath} is ${describeSpecialFile(stat)}, not a notebook file.`);
 
   const state = lookupFileState(context, absPath);

@@ -74,6 +74,16 @@ describe("NotebookEdit", () => {
     expect(cell).not.toHaveProperty("execution_count");
   });
 
+  it("says the notebook does not exist, also when a parent on the path is a file", async () => {
+    const s = session();
+    s.write("plain.txt", "not a directory");
+    for (const notebook_path of ["missing.ipynb", "plain.txt/nb.ipynb"]) {
+      const r = await s.run("NotebookEdit", { notebook_path, new_source: "x", cell_id: "a" });
+      expect(r.outcome).toBe("invalid_input");
+      expect(r.text).toContain("File does not exist");
+    }
+  });
+
   it("refuses without a read, when stale, for unknown cells, and for missing cell_type on insert", async () => {
     const s = session();
     s.write("nb.ipynb", jupyter(notebook([codeCell("a1", ["a"])])));

@@ -248,9 +248,14 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     async callTool(toolName, args, callOptions) {
       const c = await ensureConnected();
       const t = transport;
+      // The SDK never removes the abort listener it adds to a request's signal: give it one per call.
+      const requestAbort = new AbortController();
+      const forwardAbort = () => requestAbort.abort(callOptions.signal.reason);
+      if (callOptions.signal.aborted) forwardAbort();
+      else callOptions.signal.addEventListener("abort", forwardAbort, { once: true });
       try {
         return (await c.callTool({ name: toolName, arguments: args }, undefined, {
-          signal: callOptions.signal,
+          signal: requestAbort.signal,
           timeout: callTimeoutMs,
           onprogress: (p) => callOptions.onProgress({ progress: p.progress, total: p.total, message: p.message }),
         })) as CallToolResult;
@@ -279,6 +284,8 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
           error = errorMessage(err);
         }
         throw new McpServerUnavailableError(`The MCP server "${name}" could not be reached while running ${toolName}: ${errorMessage(err)}. toolgate will reconnect on the next call.`);
+      } finally {
+        callOptions.signal.removeEventListener("abort", forwardAbort);
       }
     },
     async close() {

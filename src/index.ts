@@ -7,20 +7,7 @@ export * from "./mcp/index.js";
 export { createSession, type Session, type SessionOptions } from "./session/index.js";
 export { runExec, type ExecSession, type ExecIO, type ExecSummary } from "./cli/exec.js";
 export { parseExecLine, formatExecError, type ExecRequest } from "./cli/execProtocol.js";
-export {
-  getBuiltinTools,
-  BashTool,
-  EditTool,
-  GlobTool,
-  GrepTool,
-  MultiEditTool,
-  NotebookEditTool,
-  ReadTool,
-  TaskOutputTool,
-  TaskStopTool,
-  ToolSearchTool,
-  WriteTool,
-} from "./tools/index.js";
+export * from "./tools/index.js";
 export type { BashInput, BashOutput, BashProgress } from "./tools/Bash/index.js";
 export { checkBashCommandPermission, analyzeCommand, bashParserStatus, type BashAnalysis } from "./tools/Bash/permissions/index.js";
 export type { TaskOutputInput, TaskOutputOutput } from "./tools/TaskOutput/index.js";

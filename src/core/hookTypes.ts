@@ -19,7 +19,7 @@ interface HookOutcomeBase {
 
 export interface PreToolUseHookOutcome extends HookOutcomeBase {
   /** Combined verdict, deny > ask > allow. Absent when no hook decided. */
-  permissionDecision?: { behavior: "allow" | "deny" | "ask"; reason?: string; command?: string };
+  permissionDecision?: { behavior: "allow" | "deny" | "ask"; reason?: string; command?: string; file?: string };
   /** Rewritten input from a hook; the pipeline re-validates it against the tool's schema. */
   updatedInput?: AnyObject;
 }
@@ -34,8 +34,11 @@ export interface PermissionRequestHookOutcome extends HookOutcomeBase {
   decision?: PermissionDecision;
 }
 
+/** What hooks need of a tool: its names. A call to a tool that does not exist has only the name it was called by. */
+export type HookToolIdentity = Pick<AnyTool, "name" | "aliases">;
+
 export interface HookCallArgs {
-  tool: AnyTool;
+  tool: HookToolIdentity;
   /** The observable (backfilled) input. */
   input: AnyObject;
   toolUseID: string;
@@ -48,4 +51,6 @@ export interface HookRunner {
   postToolUse(args: HookCallArgs & { response: unknown }): Promise<PostToolUseHookOutcome>;
   postToolUseFailure(args: HookCallArgs & { error: string; isInterrupt: boolean }): Promise<PostToolUseHookOutcome>;
   permissionRequest(args: HookCallArgs & { decision: PermissionDecision }): Promise<PermissionRequestHookOutcome>;
+  /** A call denied by a rule, a hook, the mode or the user; it will not run. Optional for runners written before it. */
+  permissionDenied?(args: HookCallArgs & { reason: string }): Promise<PostToolUseHookOutcome>;
 }

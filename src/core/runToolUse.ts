@@ -2,10 +2,11 @@ import { isDeepStrictEqual } from "node:util";
 import type { AnyObject, AnyTool, CanUseToolFn, HookPermissionDecision, ToolResult, ToolUseContext } from "./Tool.js";
 import type { AssistantMessage, Message, TextBlock, ToolResultBlockParam, ToolUseBlock } from "./messages.js";
 import type { PermissionDecision } from "./permissionTypes.js";
-import type { HookNotice, PostToolUseHookOutcome } from "./hookTypes.js";
+import type { HookNotice, HookToolIdentity, PostToolUseHookOutcome } from "./hookTypes.js";
 
 type HookOutcome = Pick<PostToolUseHookOutcome, "notices" | "additionalContext" | "preventContinuation" | "blockingError">;
 import { findToolByName, getCurrentTools, isDeferredTool } from "./registry.js";
+import { suggestToolName } from "./toolNames.js";
 import { formatZodIssues, parseToolInput } from "./validation.js";
 import { AbortError, classifyToolError, formatError, isAbortError } from "./errors.js";
 import { mapToolResultToToolResultBlockParam, maybePersistLargeToolResult } from "./results.js";
@@ -179,30 +180,69 @@ async function* pipeline(
     ...extra,
   });
 
+  /**
+   * A call refused before it ran still reaches the hooks, so that an audit hook sees every call: refused by
+   * validation or cancelled → PostToolUseFailure, denied → PermissionDenied. `input` is the observable input
+   * when there is one, else what the model sent (which may not even be an object).
+   */
+  const hookRefusal = async (
+    hookTool: HookToolIdentity,
+    input: unknown,
+    event: "PostToolUseFailure" | "PermissionDenied",
+    message: string,
+    isInterrupt = false,
+  ) => {
+    const runner = context.hookRunner;
+    if (!runner) return;
+    const args = { tool: hookTool, input: input as AnyObject, toolUseID, context };
+    if (event === "PostToolUseFailure") {
+      absorb(await runner.postToolUseFailure({ ...args, error: message, isInterrupt }), "A PostToolUseFailure hook reported");
+    } else if (runner.permissionDenied) {
+      absorb(await runner.permissionDenied({ ...args, reason: message }), "A PermissionDenied hook reported");
+    }
+  };
+
   // 1. find the tool
   const name = typeof toolUse.name === "string" ? toolUse.name : String(toolUse.name);
   const tools = getCurrentTools(context);
   const tool =
     findToolByName(tools, name) ?? context.options.builtinTools?.find((t) => t.aliases?.includes(name));
   if (!tool || !tool.isEnabled()) {
-    yield finish(errorBlock(toolUseID, wrapError(`Error: No such tool available: ${name}`)), "unknown_tool");
+    const suggestion = suggestToolName(name, tools.filter((t) => t.isEnabled()).map((t) => t.name));
+    const message = `No such tool available: ${name}${suggestion ? `. Did you mean ${suggestion}?` : ""}`;
+    await hookRefusal({ name }, toolUse.input, "PostToolUseFailure", message);
+    yield finish(errorBlock(toolUseID, wrapError(`Error: ${message}`)), "unknown_tool");
     return;
   }
   onToolFound(tool);
   const fail = (content: string, outcome: ToolUseOutcome, extra: Partial<ToolResultUpdate> = {}) =>
     finish(errorBlock(toolUseID, content), outcome, { tool, ...extra });
+  /** An input refused by the schema or validateInput. */
+  const invalidInput = async (input: unknown, message: string, extra: Partial<ToolResultUpdate> = {}) => {
+    await hookRefusal(tool, input, "PostToolUseFailure", message);
+    return fail(wrapError(message), "invalid_input", extra);
+  };
+  const denied = async (input: AnyObject, message: string) => {
+    await hookRefusal(tool, input, "PermissionDenied", message);
+    return fail(message, "denied");
+  };
+  const cancelledBeforeCall = async (input: unknown) => {
+    const message = cancellationMessage(signal);
+    await hookRefusal(tool, input, "PostToolUseFailure", message, true);
+    return fail(message, "cancelled");
+  };
 
   // 2. cancelled before it started
   const signal = context.abortController.signal;
   if (signal.aborted) {
-    yield fail(cancellationMessage(signal), "cancelled");
+    yield await cancelledBeforeCall(toolUse.input);
     return;
   }
 
   // 3. schema
   const parsed = parseToolInput(tool.inputSchema, toolUse.input);
   if (!parsed.success) {
-    yield fail(wrapError(formatZodIssues(tool.name, parsed.issues) + deferredHint(tool, context)), "invalid_input");
+    yield await invalidInput(toolUse.input, formatZodIssues(tool.name, parsed.issues) + deferredHint(tool, context));
     return;
   }
   let callInput = parsed.data as AnyObject;
@@ -218,13 +258,13 @@ async function* pipeline(
   // 5. the tool's own validation
   const validate = async (input: AnyObject): Promise<ToolResultUpdate | undefined> => {
     const validation = tool.validateInput ? await tool.validateInput(input, context) : { result: true as const };
-    return validation.result ? undefined : fail(wrapError(validation.message), "invalid_input", { errorLabel: `validation:${validation.errorCode}` });
+    return validation.result ? undefined : invalidInput(observe(input), validation.message, { errorLabel: `validation:${validation.errorCode}` });
   };
   /** Input rewritten by a hook or the permission step goes through the schema and validateInput again. */
   const adopt = async (input: unknown, origin: string): Promise<ToolResultUpdate | undefined> => {
     const reparsed = parseToolInput(tool.inputSchema, input);
     if (!reparsed.success) {
-      return fail(wrapError(`${origin} the input of ${tool.name} into an invalid one.\n${formatZodIssues(tool.name, reparsed.issues)}`), "invalid_input");
+      return invalidInput(input, `${origin} the input of ${tool.name} into an invalid one.\n${formatZodIssues(tool.name, reparsed.issues)}`);
     }
     const invalid = await validate(reparsed.data as AnyObject);
     if (invalid) return invalid;
@@ -244,7 +284,7 @@ async function* pipeline(
     const outcome = await context.hookRunner.preToolUse({ tool, input: observable, toolUseID, context });
     absorb(outcome);
     if (outcome.preventContinuation) {
-      yield fail(`A PreToolUse hook stopped this turn before ${tool.name} ran: ${outcome.preventContinuation.reason}`, "denied");
+      yield await denied(observable, `A PreToolUse hook stopped this turn before ${tool.name} ran: ${outcome.preventContinuation.reason}`);
       return;
     }
     if (outcome.updatedInput && !isDeepStrictEqual(outcome.updatedInput, observable)) {
@@ -257,7 +297,7 @@ async function* pipeline(
     hookDecision = outcome.permissionDecision;
     if (hookDecision?.behavior === "deny") {
       const reason = hookDecision.reason ? `: ${hookDecision.reason}` : ".";
-      yield fail(`A PreToolUse hook blocked this ${tool.name} call${reason}`, "denied");
+      yield await denied(observable, `A PreToolUse hook blocked this ${tool.name} call${reason}`);
       return;
     }
   }
@@ -276,7 +316,7 @@ async function* pipeline(
   }
   if (decision.behavior !== "allow") {
     const message = decision.behavior === "deny" ? decision.message : `Permission to use ${tool.name} was not granted.`;
-    yield fail(message, "denied");
+    yield await denied(observable, message);
     return;
   }
   if (decision.updatedInput && !isDeepStrictEqual(decision.updatedInput, observable)) {
@@ -287,7 +327,7 @@ async function* pipeline(
     }
   }
   if (signal.aborted) {
-    yield fail(cancellationMessage(signal), "cancelled");
+    yield await cancelledBeforeCall(observable);
     return;
   }
 

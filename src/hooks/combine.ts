@@ -57,6 +57,7 @@ export function combinePreToolUse(verdicts: readonly HookVerdict[], toolName: st
       behavior,
       reason: reasons.length ? reasons.join("\n") : undefined,
       command: deciding[0].command,
+      file: deciding[0].file,
     });
   }
   if (behavior !== "deny") {

@@ -4,11 +4,13 @@ import type { HookNotice } from "../core/hookTypes.js";
 import { ERROR_MESSAGE_MAX_CHARS, truncateMiddle } from "../core/errors.js";
 import type { HookExecResult } from "./execHook.js";
 
-export type ToolHookEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest";
+export type ToolHookEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest" | "PermissionDenied";
 
 /** What one hook said, before it is combined with the other hooks of the same event. */
 export interface HookVerdict {
   command: string;
+  /** The settings file that configured the hook. */
+  file?: string;
   notices: HookNotice[];
   additionalContext?: string;
   preventContinuation?: { reason: string };
@@ -16,7 +18,7 @@ export interface HookVerdict {
   permissionDecision?: { behavior: "allow" | "deny" | "ask"; reason?: string };
   /** PreToolUse (hookSpecificOutput.updatedInput) and PermissionRequest (decision.updatedInput). */
   updatedInput?: AnyObject;
-  /** PostToolUse and PostToolUseFailure. */
+  /** PostToolUse, PostToolUseFailure and PermissionDenied. */
   blockingError?: string;
   /** PermissionRequest. */
   permissionRequestDecision?: { behavior: "allow" | "deny"; message?: string };
@@ -86,6 +88,7 @@ function applyJSON(event: ToolHookEvent, verdict: HookVerdict, output: HookJSONO
       break;
     case "PostToolUse":
     case "PostToolUseFailure":
+    case "PermissionDenied":
       if (output.decision === "block") verdict.blockingError = output.reason || `Blocked by the ${event} hook \`${verdict.command}\`.`;
       break;
     case "PermissionRequest": {

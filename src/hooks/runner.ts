@@ -38,6 +38,8 @@ interface ConfiguredHook {
   matcher: CompiledMatcher;
   command: string;
   timeoutSeconds: number;
+  /** The settings file it came from, so a message can say where to change it. */
+  file: string;
 }
 
 function loadHooks(files: HookRunnerOptions["settings"]["files"]) {
@@ -57,6 +59,7 @@ function loadHooks(files: HookRunnerOptions["settings"]["files"]) {
             matcher,
             command: hook.command,
             timeoutSeconds: hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
+            file: file.path,
           });
         }
       }
@@ -126,7 +129,7 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
           maxOutputBytes: options.maxOutputBytes,
           killGraceMs: options.killGraceMs,
         });
-        return interpretHookResult(event, hook.command, result, hook.timeoutSeconds);
+        return { ...interpretHookResult(event, hook.command, result, hook.timeoutSeconds), file: hook.file };
       }),
     );
   }
@@ -166,6 +169,8 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
       guarded("PermissionRequest", async () =>
         combinePermissionRequest(await run("PermissionRequest", args, permissionRequestFields(args.decision)), args.tool.name),
       ),
+    permissionDenied: (args) =>
+      guarded("PermissionDenied", async () => combinePostToolUse(await run("PermissionDenied", args, { reason: args.reason }))),
   };
 }
 

@@ -9,6 +9,7 @@ export const HOOK_EVENTS = [
   "PostToolUse",
   "PostToolUseFailure",
   "PermissionRequest",
+  "PermissionDenied",
   "UserPromptSubmit",
   "SessionStart",
   "Stop",

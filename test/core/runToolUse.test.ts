@@ -122,7 +122,7 @@ describe("runToolUse pipeline", () => {
     expect(notByPrimaryName.block.is_error).toBe(true);
   });
 
-  it("answers an unknown tool with the no-such-tool error and runs nothing else", async () => {
+  it("answers an unknown tool with the no-such-tool error and runs nothing but the PostToolUseFailure hooks", async () => {
     const stages: string[] = [];
     const ctx = testContext({ tools: [recordingTool(stages)], hookRunner: recordingHooks(stages) });
     const { block, result } = await runOne(recordingTool(stages), {}, ctx, approveAll, "Missing");
@@ -133,7 +133,7 @@ describe("runToolUse pipeline", () => {
       is_error: true,
     });
     expect(result.outcome).toBe("unknown_tool");
-    expect(stages).toEqual([]);
+    expect(stages).toEqual(["postToolUseFailure:No such tool available: Missing"]);
   });
 
   it("refuses to start when the signal is already aborted", async () => {

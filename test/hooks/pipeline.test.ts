@@ -246,3 +246,87 @@ describe("PermissionRequest hooks in the pipeline", () => {
     expect(fs.existsSync(path.join(dir, "asked"))).toBe(false);
   });
 });
+
+describe("refused calls reach the hooks too", () => {
+  /** Every event appends its stdin to events.jsonl. */
+  const logAll = (d: string) => {
+    const log = bashHook(d, "log.sh", `{ cat; echo; } >> "${d}/events.jsonl"`);
+    return Object.fromEntries(
+      ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"].map((event) => [event, [{ hooks: [{ type: "command", command: log }] }]]),
+    );
+  };
+  const events = (dir: string) =>
+    fs.readFileSync(path.join(dir, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it("an unknown tool, a schema failure and a validateInput failure get PostToolUseFailure with the error", async () => {
+    const { context, dir, calls } = setup(logAll);
+
+    const unknown = await runOne(context, "echo", { text: "hi" }, undefined, "t_unknown");
+    const invalid = await runOne(context, "Echo", { text: 3 }, undefined, "t_schema");
+    const rejected = await runOne(context, "Echo", { text: "forbidden" }, undefined, "t_validate");
+
+    expect([unknown.outcome, invalid.outcome, rejected.outcome]).toEqual(["unknown_tool", "invalid_input", "invalid_input"]);
+    expect(resultText(unknown)).toBe("<tool_use_error>Error: No such tool available: echo. Did you mean Echo?</tool_use_error>");
+    expect(calls).toEqual([]);
+    const log = events(dir);
+    expect(log.map((e) => [e.hook_event_name, e.tool_use_id, e.tool_name])).toEqual([
+      ["PostToolUseFailure", "t_unknown", "echo"],
+      ["PostToolUseFailure", "t_schema", "Echo"],
+      ["PostToolUseFailure", "t_validate", "Echo"],
+    ]);
+    expect(log[0]).toMatchObject({ error: "No such tool available: echo. Did you mean Echo?", is_interrupt: false, tool_input: { text: "hi" } });
+    expect(log[1].error).toContain("text: wrong type, expected string but got number");
+    expect(log[2]).toMatchObject({ error: "text may not be 'forbidden'", tool_input: { text: "forbidden" } });
+  });
+
+  it("a call cancelled before it started gets PostToolUseFailure with is_interrupt", async () => {
+    const { context, dir, calls } = setup(logAll);
+    context.abortController.abort();
+
+    const result = await runOne(context, "Echo", { text: "hi" }, undefined, "t_cancel");
+
+    expect(result.outcome).toBe("cancelled");
+    expect(calls).toEqual([]);
+    expect(events(dir)).toEqual([expect.objectContaining({ hook_event_name: "PostToolUseFailure", tool_use_id: "t_cancel", is_interrupt: true })]);
+  });
+
+  it("denials by a PreToolUse hook and by the user get PermissionDenied with the reason", async () => {
+    const { context, dir, calls } = setup((d) => ({
+      ...logAll(d),
+      PreToolUse: [
+        { hooks: [{ type: "command", command: bashHook(d, "log-pre.sh", `{ cat; echo; } >> "${d}/events.jsonl"`) }] },
+        { matcher: "Echo", hooks: [{ type: "command", command: bashHook(d, "no-secrets.sh", `grep -q secret && { echo "no secrets here" >&2; exit 2; }; exit 0`) }] },
+      ],
+    }), { permission: "passthrough" });
+
+    const byHook = await runOne(context, "Echo", { text: "a secret" }, undefined, "t_hook");
+    const byUser = await runOne(context, "Echo", { text: "hi" }, recordingCanUseTool("deny").fn, "t_user");
+
+    expect([byHook.outcome, byUser.outcome]).toEqual(["denied", "denied"]);
+    expect(calls).toEqual([]);
+    const log = events(dir);
+    expect(log.map((e) => [e.hook_event_name, e.tool_use_id])).toEqual([
+      ["PreToolUse", "t_hook"],
+      ["PermissionDenied", "t_hook"],
+      ["PreToolUse", "t_user"],
+      ["PermissionRequest", "t_user"],
+      ["PermissionDenied", "t_user"],
+    ]);
+    expect(log[1].reason).toBe("A PreToolUse hook blocked this Echo call: no secrets here");
+    expect(log[4].reason).toBe("The user said no.");
+  });
+
+  it("a PermissionDenied hook can add context for the model; exit 2 is reported to it", async () => {
+    const { context } = setup((d) => ({
+      PermissionDenied: [
+        { hooks: [{ type: "command", command: jsonHook(d, "ctx.js", { hookSpecificOutput: { hookEventName: "PermissionDenied", additionalContext: "ask the user to run it" } }) }] },
+        { hooks: [{ type: "command", command: bashHook(d, "two.sh", `echo "logged as a violation" >&2; exit 2`) }] },
+      ],
+    }), { permission: "passthrough" });
+
+    const result = await runOne(context, "Echo", { text: "hi" }, recordingCanUseTool("deny").fn);
+
+    expect(result.outcome).toBe("denied");
+    expect(resultText(result)).toBe("The user said no.\nask the user to run it\nA PermissionDenied hook reported: logged as a violation");
+  });
+});

@@ -61,6 +61,8 @@ export interface HookPermissionDecision {
   behavior: "allow" | "deny" | "ask";
   reason?: string;
   command?: string;
+  /** The settings file that configured the deciding hook. */
+  file?: string;
 }
 
 export interface PromptOptions {

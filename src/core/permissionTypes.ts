@@ -81,7 +81,7 @@ export type PermissionDecisionReason =
   | { type: "workingDirectory"; path: string; inside: boolean; directory?: string }
   | { type: "safetyCheck"; path?: string; reason: string }
   | { type: "subcommands"; parts: Array<{ command: string; result: PermissionResult }>; decidingPart?: string }
-  | { type: "hook"; hookEvent: string; command?: string; reason?: string }
+  | { type: "hook"; hookEvent: string; command?: string; reason?: string; file?: string }
   | { type: "tool"; reason: string }
   | { type: "nonInteractive"; reason: string }
   | { type: "other"; reason: string };

@@ -14,7 +14,10 @@ import { getContentRulesForTool, getWholeToolRule } from "./rules.js";
 import { ruleSuggestions } from "./suggestions.js";
 import { howToAllow } from "./explain.js";
 
-/** An ask that no mode, allow rule or hook may turn into allow: an ask rule or a safety check, also inside a Bash part. */
+/**
+ * An ask that no mode, allow rule or hook may turn into allow: an ask rule, a safety check (also inside a
+ * Bash part) or a PreToolUse hook's ask.
+ */
 export function isForcedAsk(result: PermissionResult): boolean {
   return result.behavior === "ask" && reasonForcesAsk(result.decisionReason);
 }
@@ -23,6 +26,7 @@ function reasonForcesAsk(reason: PermissionDecisionReason | undefined): boolean 
   if (!reason) return false;
   if (reason.type === "rule") return reason.rule.ruleBehavior === "ask";
   if (reason.type === "safetyCheck") return true;
+  if (reason.type === "hook") return reason.hookEvent === "PreToolUse";
   if (reason.type === "subcommands") return reason.parts.some((part) => isForcedAsk(part.result));
   return false;
 }
@@ -78,6 +82,23 @@ async function matchGenericContentRules(
   }
 }
 
+/** A hook's reason as a sentence, so the text that follows it (the non-interactive note) reads right. */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/** The hook's part of a decision reason, without keys the hook did not fill. */
+function hookReason(hook: HookPermissionDecision): PermissionDecisionReason {
+  return {
+    type: "hook",
+    hookEvent: "PreToolUse",
+    ...(hook.command !== undefined && { command: hook.command }),
+    ...(hook.reason !== undefined && { reason: hook.reason }),
+    ...(hook.file !== undefined && { file: hook.file }),
+  };
+}
+
 function withSuggestions(ask: PermissionAskDecision, tool: AnyTool): PermissionAskDecision {
   if (ask.suggestions?.length || isForcedAsk(ask)) return ask;
   return { ...ask, suggestions: ruleSuggestions({ toolName: tool.name }) };
@@ -129,15 +150,13 @@ export async function decidePermission(
   // 5. content ask rules, safety checks and a hook's ask ask in every mode
   if (isForcedAsk(result)) return result as PermissionAskDecision;
   if (generic.ask) return ruleAsk(tool, generic.ask);
+  // No suggestions: an allow rule cannot override a hook's ask, only a change to the hook can.
   if (hookDecision?.behavior === "ask") {
-    return withSuggestions(
-      {
-        behavior: "ask",
-        message: `A PreToolUse hook asked for approval of this ${tool.name} call${hookDecision.reason ? `: ${hookDecision.reason}` : "."}`,
-        decisionReason: { type: "hook", hookEvent: "PreToolUse", command: hookDecision.command, reason: hookDecision.reason },
-      },
-      tool,
-    );
+    return {
+      behavior: "ask",
+      message: `A PreToolUse hook asked for approval of this ${tool.name} call${hookDecision.reason ? `: ${sentence(hookDecision.reason)}` : "."}`,
+      decisionReason: hookReason(hookDecision),
+    };
   }
 
   const updatedInput = result.behavior === "allow" ? result.updatedInput : undefined;
@@ -155,7 +174,7 @@ export async function decidePermission(
 
   // 8. a PreToolUse hook allow skips the default ask
   if (hookDecision?.behavior === "allow") {
-    return allow({ type: "hook", hookEvent: "PreToolUse", command: hookDecision.command, reason: hookDecision.reason });
+    return allow(hookReason(hookDecision));
   }
 
   // 9. ask

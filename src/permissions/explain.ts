@@ -64,6 +64,11 @@ export function howToAllow(decision: Pick<PermissionResult, "decisionReason"> & 
     return `No allow rule can override the ask rule ${describeRule(reason.rule)}; remove it or run interactively to approve the call.`;
   }
   if (reason?.type === "safetyCheck") return "Protected paths are always confirmed by a person; run interactively to approve the call.";
+  if (reason?.type === "hook" && reason.hookEvent === "PreToolUse") {
+    const hook = reason.command ? ` \`${reason.command}\`` : "";
+    const where = reason.file ? ` (hooks.PreToolUse in ${reason.file})` : "";
+    return `A hook's ask cannot be overridden by allow rules or --allowedTools. To let such calls run unattended, change the PreToolUse hook${hook}${where} so it does not ask for them; or run interactively to approve the call.`;
+  }
   const suggestions = decision.suggestions ?? [];
   const ruleUpdate =
     suggestions.find((s) => s.type === "addRules" && s.behavior === "allow" && s.destination === "localSettings") ??

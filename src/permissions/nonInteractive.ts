@@ -6,7 +6,7 @@ import { ruleToString } from "./rules.js";
 /** The reason in words, unless the ask's message already says it (path and mode messages do). */
 function reasonNotInMessage(decision: PermissionAskDecision): string {
   const reason = decision.decisionReason;
-  if (!reason || reason.type === "workingDirectory" || reason.type === "mode" || reason.type === "safetyCheck") return "";
+  if (!reason || reason.type === "workingDirectory" || reason.type === "mode" || reason.type === "safetyCheck" || reason.type === "hook") return "";
   if (reason.type === "rule" && decision.message.includes(JSON.stringify(ruleToString(reason.rule)))) return "";
   return ` (${describeDecisionReason(reason)})`;
 }

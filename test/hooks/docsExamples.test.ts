@@ -65,7 +65,7 @@ describe("the examples in the README's Hooks section work as written", () => {
     const outcome = await runner.preToolUse({ tool: edit.tool, input: { file_path: `${dir}/package-lock.json` }, toolUseID: "t", context });
     const other = await runner.preToolUse({ tool: edit.tool, input: { file_path: `${dir}/index.ts` }, toolUseID: "t", context });
 
-    expect(outcome.permissionDecision).toEqual({ behavior: "ask", reason: "Lockfiles are generated; run the package manager instead.", command: `node "${dir}/lock.js"` });
+    expect(outcome.permissionDecision).toEqual({ behavior: "ask", reason: "Lockfiles are generated; run the package manager instead.", command: `node "${dir}/lock.js"`, file: "/settings/0.json" });
     expect(other.permissionDecision).toBeUndefined();
   });
 });

@@ -83,6 +83,38 @@ describe("hook verdicts and the permission engine", () => {
     expect(calls).toEqual([]);
   });
 
+  it("non-interactive: a hook's ask is denied saying the hook asked (its reason once) and how to change the hook, not which rule to add", async () => {
+    const { context, calls } = setup({
+      preToolUse: { hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: "Lockfiles are generated" } },
+      rules: [rule("allow", "Echo")],
+      nonInteractive: true,
+    });
+
+    const result = await runOne(context, "Echo", { text: "hi" }, createNonInteractiveCanUseTool());
+
+    const text = resultText(result);
+    expect(result.outcome).toBe("denied");
+    expect(calls).toEqual([]);
+    expect(text.startsWith("A PreToolUse hook asked for approval of this Echo call: Lockfiles are generated. This session is non-interactive")).toBe(true);
+    expect(text.split("Lockfiles are generated")).toHaveLength(2);
+    expect(text).toMatch(/change the PreToolUse hook `node ".*pre\.js"` \(hooks\.PreToolUse in \/settings\/0\.json\)/);
+    expect(text).toContain("cannot be overridden by allow rules or --allowedTools");
+    expect(text).not.toContain("--allowedTools Echo");
+    expect(text).not.toContain('--allowedTools "Echo"');
+    expect(text).not.toContain("permissions.allow");
+  });
+
+  it("interactive: a hook's ask offers no rule to remember, since no allow rule could skip it", async () => {
+    const { context } = setup({ preToolUse: { hookSpecificOutput: { permissionDecision: "ask" } } });
+    const prompt = recordingCanUseTool("deny");
+
+    await runOne(context, "Echo", { text: "hi" }, prompt.fn);
+
+    expect(prompt.asked).toHaveLength(1);
+    expect(prompt.asked[0]).toMatchObject({ behavior: "ask", decisionReason: { type: "hook", file: "/settings/0.json" } });
+    expect(prompt.asked[0].behavior === "ask" && prompt.asked[0].suggestions).toBeUndefined();
+  });
+
   it("a PermissionRequest hook answers before a non-interactive session would deny", async () => {
     const allowed = setup({
       permissionRequest: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } },

@@ -1,34 +1,55 @@
 import type { AnyObject, AnyTool, HookPermissionDecision, ToolUseContext } from "../core/Tool.js";
 import type { PermissionDecision, PermissionDecisionReason } from "../core/permissionTypes.js";
 import { formatZodIssues, parseToolInput } from "../core/validation.js";
+import { toolInputJSONSchema } from "../core/apiSchema.js";
 import { hasPermissionsToUseTool } from "./decide.js";
 import { sourceLabel } from "./describe.js";
 import { describeDecisionReason, describeSuggestion, howToAllow, subcommandLines } from "./explain.js";
 import { getWorkingDirectories } from "./paths.js";
 import { ruleToString } from "./rules.js";
 
-/** Keys a bare string is tried as, in order: Bash's command first, then the usual single-path inputs. */
-const BARE_STRING_KEYS = ["command", "file_path", "notebook_path", "path", "url", "pattern", "query"];
+export type ExplainInput = { ok: true; input: unknown } | { ok: false; message: string };
+
+/** The schema's required properties, and which of them take a string. */
+function requiredFields(tool: AnyTool): { all: string[]; strings: string[] } {
+  const schema = toolInputJSONSchema(tool) as { properties?: Record<string, { type?: unknown }>; required?: unknown };
+  const all = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string") : [];
+  return { all, strings: all.filter((key) => schema.properties?.[key]?.type === "string") };
+}
+
+/** `'{"file_path":"secrets/x","old_string":"…"}'`: the JSON form to paste, with the bare string in its likely place. */
+function jsonExample(tool: AnyTool, text: string): string {
+  const { all } = requiredFields(tool);
+  const home = all.find((key) => key.endsWith("path")) ?? all[0];
+  const example = Object.fromEntries(all.map((key) => [key, key === home ? text : "…"]));
+  return `'${JSON.stringify(example).replace(/'/g, `'\\''`)}'`;
+}
 
 /**
- * A bare string (`toolgate permissions explain Bash 'npm test'`) is the command, or for other tools
- * the first of BARE_STRING_KEYS their schema accepts; a string holding a JSON object is that object.
+ * What `toolgate permissions explain TOOL 'INPUT'` means by INPUT. Text starting with `{` is the input as a
+ * JSON object and must parse (else it would be judged as something it is not). Any other text goes to the
+ * tool's single required string field (`command` for Bash, `file_path` for Read, `pattern` for Glob and
+ * Grep); a tool with several required fields (Edit) needs the JSON form, and the message shows it.
  */
-function normalizeExplainInput(tool: AnyTool, input: unknown): unknown {
-  if (typeof input !== "string") return input;
-  const trimmed = input.trim();
+export function parseExplainInput(tool: AnyTool, text: string): ExplainInput {
+  const trimmed = text.trim();
   if (trimmed.startsWith("{")) {
     try {
-      return JSON.parse(trimmed);
-    } catch {
-      // not JSON after all: a command that starts with a brace
+      return { ok: true, input: JSON.parse(trimmed) };
+    } catch (err) {
+      return {
+        ok: false,
+        message: `the input starts with "{" but is not valid JSON (${(err as Error).message}). Pass ${tool.name}'s input as a JSON object, e.g. ${jsonExample(tool, "…")}`,
+      };
     }
   }
-  for (const key of BARE_STRING_KEYS) {
-    const candidate = { [key]: input };
-    if (parseToolInput(tool.inputSchema, candidate).success) return candidate;
-  }
-  return { command: input };
+  const { all, strings } = requiredFields(tool);
+  if (all.length === 1 && strings.length === 1) return { ok: true, input: { [strings[0]]: text } };
+  const fields = all.length ? `the required fields ${all.join(", ")}` : "no single required text field";
+  return {
+    ok: false,
+    message: `${tool.name} has ${fields}, so a bare string does not say which one it is. Pass the input as a JSON object, e.g. ${jsonExample(tool, text)}`,
+  };
 }
 
 /** The rule behind a decision, also when it was one part of a command that decided. */
@@ -56,11 +77,14 @@ export async function explainPermission(
   options: { hookDecision?: HookPermissionDecision } = {},
 ): Promise<PermissionExplanation> {
   const ctx = context.getAppState().toolPermissionContext;
-  const raw = normalizeExplainInput(tool, input);
+  const given = typeof input === "string" ? parseExplainInput(tool, input) : ({ ok: true, input } as const);
+  const raw = given.ok ? given.input : input;
   const parsed = parseToolInput(tool.inputSchema, raw);
   const lines = [`tool: ${tool.name}`, `input: ${JSON.stringify(raw)}`];
   let decision: PermissionDecision;
-  if (!parsed.success) {
+  if (!given.ok) {
+    decision = { behavior: "deny", message: given.message, decisionReason: { type: "other", reason: "the input could not be read" } };
+  } else if (!parsed.success) {
     decision = {
       behavior: "deny",
       message: formatZodIssues(tool.name, parsed.issues),

@@ -14,7 +14,7 @@ export { getContentRulesForTool, getWholeToolRule, ruleMatchesWholeTool, ruleToS
 export { matchCommandPattern, commandRulePrefix, matchDomainRule, hostOfUrl, domainRuleContentForUrl } from "./matchers.js";
 export { hasPermissionsToUseTool, decidePermission, isForcedAsk } from "./decide.js";
 export { formatDecisionExplanation, describeDecisionReason, describeSuggestion, howToAllow } from "./explain.js";
-export { explainPermission, type PermissionExplanation } from "./explainPermission.js";
+export { explainPermission, parseExplainInput, type PermissionExplanation, type ExplainInput } from "./explainPermission.js";
 export { createNonInteractiveCanUseTool } from "./nonInteractive.js";
 export { ruleSuggestions, SUGGESTION_DESTINATIONS } from "./suggestions.js";
 export { describeRule, sourceLabel } from "./describe.js";

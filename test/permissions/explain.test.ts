@@ -5,7 +5,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { buildTool } from "../../src/core/buildTool.js";
 import { createToolUseContext } from "../../src/core/context.js";
 import type { PermissionResult } from "../../src/core/permissionTypes.js";
-import { getContentRulesForTool, explainPermission, matchCommandPattern, hasPermissionsToUseTool } from "../../src/permissions/index.js";
+import { getContentRulesForTool, explainPermission, matchCommandPattern, hasPermissionsToUseTool, parseExplainInput } from "../../src/permissions/index.js";
+import { getBuiltinTools } from "../../src/tools/index.js";
 import { fileTool, permissionContext, rule, tempDir } from "./helpers.js";
 
 const bash = buildTool({
@@ -93,5 +94,47 @@ describe("explainPermission", () => {
     const invalid = await explainPermission(read, { path: "x" }, context);
     expect(invalid.decision.behavior).toBe("deny");
     expect(invalid.text).toContain("file_path");
+  });
+
+  it("text starting with { must be a JSON object: bad JSON is an input error, never a path that is then allowed", async () => {
+    const read = fileTool("Read", "read");
+    const context = createToolUseContext({ tools: [read], cwd, home: tempDir("tg-h-"), permissionContext: permissionContext(cwd, []) });
+    const parsed = parseExplainInput(read, "{bad json");
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.message).toMatch(/starts with "\{" but is not valid JSON/);
+    expect(!parsed.ok && parsed.message).toContain(`'{"file_path":"…"}'`);
+    const explained = await explainPermission(read, "{bad json", context);
+    expect(explained.decision.behavior).toBe("deny");
+    expect(explained.text).not.toContain("decision: allow");
+  });
+});
+
+describe("parseExplainInput: a bare string goes to the tool's single required text field", () => {
+  const builtin = (name: string) => getBuiltinTools().find((t) => t.name === name)!;
+
+  it.each([
+    ["Bash", "git status", { command: "git status" }],
+    ["Read", "secrets/x", { file_path: "secrets/x" }],
+    ["Glob", "src/**/*.ts", { pattern: "src/**/*.ts" }],
+    ["Grep", "TODO", { pattern: "TODO" }],
+    ["TaskOutput", "b1", { task_id: "b1" }],
+  ])("%s %s", (tool, text, input) => {
+    expect(parseExplainInput(builtin(tool), text)).toEqual({ ok: true, input });
+  });
+
+  it("a tool with several required fields refuses the bare string and shows the JSON form, never a command", () => {
+    const edit = parseExplainInput(builtin("Edit"), "secrets/x");
+    expect(edit.ok).toBe(false);
+    expect(!edit.ok && edit.message).toBe(
+      `Edit has the required fields file_path, old_string, new_string, so a bare string does not say which one it is. Pass the input as a JSON object, e.g. '{"file_path":"secrets/x","old_string":"…","new_string":"…"}'`,
+    );
+    expect(JSON.stringify(edit)).not.toContain('"command"');
+    const write = parseExplainInput(builtin("Write"), "it's.txt");
+    expect(!write.ok && write.message).toContain(`'{"file_path":"it'\\''s.txt","content":"…"}'`);
+  });
+
+  it("JSON objects are taken as they are, also for Bash", () => {
+    expect(parseExplainInput(builtin("Edit"), ' {"file_path":"a","old_string":"x","new_string":"y"}')).toEqual({ ok: true, input: { file_path: "a", old_string: "x", new_string: "y" } });
+    expect(parseExplainInput(builtin("Bash"), "{ ls; }").ok).toBe(false);
   });
 });

@@ -94,6 +94,35 @@ function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * fetch reports every network failure as "fetch failed" and keeps the reason in `cause` (an errno error,
+ * or an AggregateError when several addresses were tried): that reason replaces the bare "fetch failed",
+ * e.g. "connect ECONNREFUSED 127.0.0.1:8080" or "getaddrinfo ENOTFOUND mcp.example.com".
+ */
+export function describeNetworkError(err: unknown): string {
+  const message = errorMessage(err);
+  const reasons: string[] = [];
+  let cause = err instanceof Error ? err.cause : undefined;
+  for (let depth = 0; cause !== undefined && depth < 5; depth++) {
+    const inner = cause instanceof AggregateError && cause.errors.length ? cause.errors[0] : cause;
+    const text = inner instanceof Error ? inner.message || String((inner as NodeJS.ErrnoException).code ?? "") : String(inner);
+    if (text && !message.includes(text) && !reasons.includes(text)) reasons.push(text);
+    cause = inner instanceof Error ? inner.cause : undefined;
+  }
+  if (reasons.length === 0) return message;
+  return message === "fetch failed" ? reasons.join(": ") : `${message} (${reasons.join(": ")})`;
+}
+
+/** The server's address without credentials or query (tokens often travel there). */
+function addressOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
 export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options: McpConnectionOptions = {}): McpServerConnection {
   const { name, config } = scoped;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
@@ -186,11 +215,11 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
           ? `command not found: ${config.command}`
           : exited
             ? `the server ${howItEnded(t)} during startup.${stderrNote(t)}`
-            : errorMessage(err);
+            : describeNetworkError(err);
       if (client === c) await disconnect();
       if (!shutDown) {
         status = "failed";
-        error = `could not connect: ${reason}`;
+        error = `could not connect: ${config.type === "stdio" ? "" : `${addressOf(config.url)}: `}${reason}`;
       }
     }
   };

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServers, type McpManager } from "../../src/mcp/manager.js";
 import { createMcpServerConnection } from "../../src/mcp/connection.js";
@@ -211,6 +212,28 @@ describe("remote transports against server-everything", () => {
       }
     });
   }
+
+  it("an unreachable URL names the address and the cause, not just 'fetch failed'", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const manager = await connectMcpServers(
+      [
+        { name: "refused", source: "test", config: { type: "http", url: `http://127.0.0.1:${closed}/mcp?token=abc`, headers: {} } },
+        { name: "unknown", source: "test", config: { type: "http", url: "http://no-such-host.invalid/mcp", headers: {} } },
+      ],
+      { connectTimeoutMs: 5_000 },
+    );
+    try {
+      expect(manager.clients[0].error).toBe(`could not connect: http://127.0.0.1:${closed}/mcp: connect ECONNREFUSED 127.0.0.1:${closed}`);
+      expect(manager.clients[1].error).toMatch(/^could not connect: http:\/\/no-such-host\.invalid\/mcp: getaddrinfo (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid$/);
+    } finally {
+      await manager.close();
+    }
+  });
 
   it("an unreachable URL is a failed server", async () => {
     const manager = await connectMcpServers([{ name: "nowhere", source: "test", config: { type: "http", url: "http://127.0.0.1:9/mcp", headers: {} } }], {

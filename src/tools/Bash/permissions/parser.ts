@@ -5,9 +5,10 @@
  * stays unavailable and every check that needs it fails closed (not read-only, ask).
  */
 import { createRequire } from "node:module";
-import { Language, Parser, type Node, type Tree } from "web-tree-sitter";
+import { Language, Parser } from "web-tree-sitter";
+import type { SyntaxTree } from "./syntaxTree.js";
 
-export type { Node as SyntaxNode, Tree as SyntaxTree };
+export type { SyntaxNode, SyntaxTree } from "./syntaxTree.js";
 
 const require = createRequire(import.meta.url);
 
@@ -42,7 +43,7 @@ export function bashParserStatus(): { ready: true; loadMs: number } | { ready: f
  * Parse a command line; undefined when the parser is unavailable or the text is too long.
  * The caller must `delete()` the tree (it lives in wasm memory).
  */
-export function parseBash(source: string): Tree | undefined {
+export function parseBash(source: string): SyntaxTree | undefined {
   if (!("parser" in loaded) || source.length > MAX_PARSE_CHARS) return undefined;
   return loaded.parser.parse(source) ?? undefined;
 }

@@ -57,7 +57,8 @@ export function createElicitationCanUseTool(server: Server, fallback?: CanUseToo
       const answer = await server.elicitInput(
         {
           mode: "form",
-          message: `toolgate asks permission to run ${tool.userFacingName(input)}.\n${decision.message}\n\nInput:\n${inputPreview(input)}\n\nAccept to allow this call once; decline to refuse it.`,
+          // The model-facing name: userFacingName is a UI label ("Update" for Edit) the client's user never saw.
+          message: `toolgate asks permission to run ${tool.name}.\n${decision.message}\n\nInput:\n${inputPreview(input)}\n\nAccept to allow this call once; decline to refuse it.`,
           requestedSchema: { type: "object", properties: {} },
         },
         { signal: context.abortController.signal, timeout: ELICITATION_TIMEOUT_MS },

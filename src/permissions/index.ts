@@ -39,3 +39,11 @@ export {
   type PermissionUpdateTarget,
   type PermissionUpdateOutcome,
 } from "./update.js";
+export {
+  findRuleToolNameProblems,
+  formatRuleToolNameProblem,
+  isRuleToolNameTypo,
+  OTHER_AGENT_TOOL_NAMES,
+  type RuleToolNameContext,
+  type RuleToolNameProblem,
+} from "./ruleToolNames.js";

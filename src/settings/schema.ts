@@ -20,6 +20,7 @@ const permissionsSchema = z.looseObject({
   ask: ruleList.optional(),
   defaultMode: z.enum(PERMISSION_MODES).optional(),
   additionalDirectories: z.array(z.string().trim().min(1, "must not be empty")).optional(),
+  strict: z.boolean().optional(),
 });
 
 /** One command hook; src/hooks checks hooks with it too, for settings that did not come through validateSettings. */

@@ -37,6 +37,8 @@ export interface PermissionsSettings {
   ask?: string[];
   defaultMode?: PermissionMode;
   additionalDirectories?: string[];
+  /** toolgate's own: a deny or ask rule naming no tool is an error instead of a warning. */
+  strict?: boolean;
 }
 
 /** Same JSON shape as Claude Code's settings.json for `permissions` and `hooks`; the rest is toolgate's. */

@@ -1,28 +1,44 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { Command, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { PERMISSION_MODES } from "./core/permissionTypes.js";
-import type { SessionFlags } from "./cli/commands.js";
+import { EXIT_USAGE, reportFailure, wantsStackTraces } from "./cli/errors.js";
+import { collect, type SessionFlags } from "./cli/flags.js";
 
 // Subcommands are imported lazily so `toolgate --help` and `exec` load only what they use (never the UI).
 const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
+// Each list flag takes one value per occurrence (repeat it, or use --flag=value), so it can never swallow
+// the positional arguments that follow it; rule flags also split one value on commas and spaces outside ().
 function withSessionFlags(command: Command): Command {
   return command
     .option("--cwd <dir>", "project directory (default: the current directory)")
     .option("--settings <file>", "an extra settings file (same shape as .toolgate/settings.json)")
     .addOption(new Option("--permission-mode <mode>", "permission mode").choices([...PERMISSION_MODES]))
-    .option("--allowedTools <rules...>", 'rules to allow, e.g. "Bash(npm test)" Read')
-    .option("--disallowedTools <rules...>", 'rules to deny, e.g. "Bash(rm:*)"')
-    .option("--add-dir <dirs...>", "additional working directories")
-    .option("--mcp-config <files...>", "MCP server configuration files (same shape as .mcp.json)");
+    .option("--allowedTools <rules>", 'rules to allow, repeatable: --allowedTools "Bash(npm test)" --allowedTools Read (or "Bash(npm test),Read")', collect)
+    .option("--disallowedTools <rules>", 'rules to deny, repeatable, e.g. "Bash(rm:*)"', collect)
+    .option("--add-dir <dir>", "an additional working directory (repeatable)", collect)
+    .option("--mcp-config <file>", "an MCP server configuration file or JSON (same shape as .mcp.json; repeatable)", collect)
+    .option("--strict", "refuse to run when a deny or ask rule names no tool (also: permissions.strict in settings)");
+}
+
+/** commander's "error: …" as toolgate's one line, with the hint that fixes the usual cause. */
+function formatCommanderError(text: string): string {
+  const stripped = text.trim().replace(/^error: /, "");
+  const message = /[.!?]$/.test(stripped) ? stripped : `${stripped}.`;
+  const hint = /too many arguments/.test(message)
+    ? " Flags take one value each: repeat them (--allowedTools A --allowedTools B) or join rules with commas (--allowedTools \"A,B\")."
+    : "";
+  return `toolgate: ${message}${hint} See --help.\n`;
 }
 
 const program = new Command("toolgate")
   .description("A fail-closed tool runtime for AI coding agents.")
   .version(version, "-V, --version", "print the version")
   .helpOption("-h, --help", "show help")
-  .showHelpAfterError();
+  // Errors are thrown to the guard at the bottom instead of exiting, and printed as one line.
+  .exitOverride()
+  .configureOutput({ outputError: (text, write) => write(formatCommanderError(text)) });
 
 withSessionFlags(
   program
@@ -70,4 +86,21 @@ withSessionFlags(mcp.command("serve").description("Serve the built-in tools over
     process.exitCode = await mcpServeCommand(flags);
   });
 
-await program.parseAsync(process.argv);
+// Errors raised outside the command's own promise (a stream's 'error' event, a stray rejection) end the
+// process the same way: one line, the stack only on request.
+const onStrayError = (err: unknown) => {
+  process.exit(reportFailure(err, wantsStackTraces(process.argv, process.env), (text) => process.stderr.write(text)));
+};
+process.on("uncaughtException", onStrayError);
+process.on("unhandledRejection", onStrayError);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Already printed by commander (help, version, or the one-line error above).
+    process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
+  } else {
+    process.exitCode = reportFailure(err, wantsStackTraces(process.argv, process.env), (text) => process.stderr.write(text));
+  }
+}

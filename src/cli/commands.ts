@@ -1,60 +1,55 @@
-import path from "node:path";
 import { readFileSync } from "node:fs";
-import type { PermissionMode } from "../core/permissionTypes.js";
 import { createSession, type Session, type SessionOptions } from "../session/index.js";
 import { toolToAPISchema } from "../core/apiSchema.js";
 import { findToolByName, getCurrentTools, isDeferredTool } from "../core/registry.js";
-import { explainPermission } from "../permissions/index.js";
+import { explainPermission, parseExplainInput } from "../permissions/index.js";
+import { suggestToolName } from "../core/toolNames.js";
 import { runMcpList, runMcpServe } from "../mcp/index.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { runExec } from "./exec.js";
+import { UsageError } from "./errors.js";
+import { parsePort, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
-/** Flags shared by every command that builds a session. */
-export interface SessionFlags {
-  cwd?: string;
-  settings?: string;
-  permissionMode?: PermissionMode;
-  allowedTools?: string[];
-  disallowedTools?: string[];
-  addDir?: string[];
-  mcpConfig?: string[];
-}
-
-export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
-  return {
-    cwd: path.resolve(flags.cwd ?? process.cwd()),
-    settingsFile: flags.settings,
-    permissionMode: flags.permissionMode,
-    allowedTools: flags.allowedTools,
-    disallowedTools: flags.disallowedTools,
-    addDirs: flags.addDir,
-  };
-}
+export { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 }
 
-async function openSession(flags: SessionFlags, extra: Partial<SessionOptions> = {}): Promise<Session> {
+/**
+ * A session for a command that runs tools ("run") or one that only reports ("report"). Reports go on with
+ * unusable settings and say so; commands that run tools leave that to refuseWithoutUsableSettings.
+ */
+export async function openSession(flags: SessionFlags, extra: Partial<SessionOptions> = {}, purpose: "run" | "report" = "report"): Promise<Session> {
   const session = await createSession({ ...sessionOptionsFromFlags(flags), ...extra });
+  if (purpose === "run" && session.fatalErrors.length > 0) return session;
   for (const warning of session.warnings) process.stderr.write(`[toolgate] warning: ${warning}\n`);
+  for (const error of session.fatalErrors) {
+    process.stderr.write(`[toolgate] error: ${error} (toolgate exec and mcp serve refuse to run until this is fixed)\n`);
+  }
   return session;
 }
 
-/** Commands that run tools refuse to start without the managed policy or the --settings file they were given. */
-function refuseWithoutRequiredSettings(session: Session): boolean {
+/**
+ * Fail closed: a settings file that exists but cannot be used may hold deny rules, so commands that run
+ * tools do not start without it. One line per problem, naming the file and where it breaks.
+ */
+function refuseWithoutUsableSettings(session: Session): boolean {
   if (session.fatalErrors.length === 0) return false;
-  process.stderr.write(
-    `toolgate: refusing to run tools: ${session.fatalErrors.length === 1 ? "a settings file that must apply is" : "settings files that must apply are"} unusable. Fix it and run again.\n`,
-  );
+  for (const error of session.fatalErrors) process.stderr.write(`toolgate: refusing to run tools: ${error}\n`);
   return true;
 }
 
 export async function execCommand(flags: SessionFlags & { verbose?: boolean }): Promise<number> {
-  const session = await openSession(flags, { mcpConfigFiles: flags.mcpConfig ?? [] });
-  if (refuseWithoutRequiredSettings(session)) {
+  const session = await openSession(flags, { mcpConfigFiles: flags.mcpConfig ?? [] }, "run");
+  if (refuseWithoutUsableSettings(session)) {
     await session.close();
     return 2;
+  }
+  if (process.stdin.isTTY) {
+    process.stderr.write(
+      "toolgate exec reads tool calls from stdin, one JSON value per line (an assistant message or a tool_use block), and prints one result line for each. Type them here and end with Ctrl-D, or pipe a file in: toolgate exec < calls.jsonl\n",
+    );
   }
   let interrupts = 0;
   const onSigint = () => {
@@ -129,12 +124,15 @@ export async function toolsCommand(flags: SessionFlags & { json?: boolean }): Pr
 export async function explainCommand(toolName: string, input: string, flags: SessionFlags): Promise<number> {
   const session = await openSession(flags, { mcpConfigFiles: flags.mcpConfig ?? [] });
   try {
-    const tool = findToolByName(getCurrentTools(session.context), toolName);
+    const tools = getCurrentTools(session.context);
+    const tool = findToolByName(tools, toolName);
     if (!tool) {
-      process.stderr.write(`toolgate: no such tool: ${toolName}. Run "toolgate tools" to list them.\n`);
-      return 2;
+      const suggestion = suggestToolName(toolName, tools.map((t) => t.name));
+      throw new UsageError(`no such tool: ${toolName}${suggestion ? ` (did you mean ${suggestion}?)` : ""}. Run "toolgate tools" to list them.`);
     }
-    const { text } = await explainPermission(tool, input, session.context);
+    const parsed = parseExplainInput(tool, input);
+    if (!parsed.ok) throw new UsageError(parsed.message);
+    const { text } = await explainPermission(tool, parsed.input, session.context);
     process.stdout.write(`${text}\n`);
     return 0;
   } finally {
@@ -157,9 +155,10 @@ export async function mcpListCommand(flags: SessionFlags & { json?: boolean }): 
 }
 
 export async function mcpServeCommand(flags: SessionFlags & { http?: string }): Promise<number> {
-  const probe = await openSession(flags);
+  const port = flags.http === undefined ? undefined : parsePort(flags.http);
+  const probe = await openSession(flags, {}, "run");
   await probe.close();
-  if (refuseWithoutRequiredSettings(probe)) return 2;
+  if (refuseWithoutUsableSettings(probe)) return 2;
   // ToolSearch only matters to a model with deferred tools; an MCP client already sees every served tool.
   const tools = getBuiltinTools().filter((t) => t.name !== "ToolSearch");
   return runMcpServe({
@@ -169,7 +168,7 @@ export async function mcpServeCommand(flags: SessionFlags & { http?: string }): 
       const session = await createSession({ ...sessionOptionsFromFlags(flags), tools, interactive: request.canElicit });
       return { context: session.context, canUseTool: session.canUseTool, close: () => session.close() };
     },
-    http: flags.http === undefined ? undefined : Number(flags.http),
+    http: port,
     serverInfo: { name: "toolgate", version: version() },
   });
 }

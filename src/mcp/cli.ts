@@ -136,16 +136,30 @@ function untilStopped(signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** Why a port could not be opened, in the user's terms. */
+function describeListenError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") return "the port is already in use (EADDRINUSE); choose another one, or --http 0 for any free port";
+  if (code === "EACCES") return "permission denied (EACCES); ports below 1024 need privileges";
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** `toolgate mcp serve [--http PORT]`. Resolves with the exit code when stdin ends or the server is stopped. */
 export async function runMcpServe(options: McpServeOptions): Promise<number> {
   const factory = createToolgateMcpServer(options);
   const stderr = options.stderr ?? process.stderr;
   if (options.http !== undefined) {
     if (!Number.isInteger(options.http) || options.http < 0 || options.http > 65_535) {
-      stderr.write(`toolgate mcp serve: --http needs a port number between 0 and 65535, got ${options.http}\n`);
+      stderr.write(`toolgate: --http needs a port number between 0 and 65535, got ${options.http}\n`);
       return 2;
     }
-    const handle = await serveHttp(factory, { port: options.http });
+    let handle: Awaited<ReturnType<typeof serveHttp>>;
+    try {
+      handle = await serveHttp(factory, { port: options.http });
+    } catch (err) {
+      stderr.write(`toolgate: cannot listen on 127.0.0.1:${options.http}: ${describeListenError(err)}\n`);
+      return 2;
+    }
     stderr.write(`toolgate MCP server listening on ${handle.url}\n`);
     await untilStopped(options.signal);
     await handle.close();

@@ -1,12 +1,21 @@
+import fs from "node:fs";
 import path from "node:path";
 import type { CanUseToolFn, Tools, ToolUseContext } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { createToolUseContext, getToolgateHome } from "../core/context.js";
 import { loadSettings, mergeSettings, formatSettingsLoadError } from "../settings/index.js";
 import type { LoadedSettings } from "../settings/types.js";
-import { buildPermissionContext, createNonInteractiveCanUseTool, hasPermissionsToUseTool } from "../permissions/index.js";
+import {
+  buildPermissionContext,
+  createNonInteractiveCanUseTool,
+  findRuleToolNameProblems,
+  formatRuleToolNameProblem,
+  hasPermissionsToUseTool,
+  isRuleToolNameTypo,
+} from "../permissions/index.js";
 import { createHookRunner } from "../hooks/index.js";
 import { connectMcpServers, formatMcpConfigError, loadMcpConfig, type McpManager } from "../mcp/index.js";
+import { normalizeNameForMcp } from "../core/registry.js";
 import { getBuiltinTools } from "../tools/index.js";
 
 export interface SessionOptions {
@@ -33,6 +42,8 @@ export interface SessionOptions {
   interactive?: boolean;
   /** Who answers "ask"; default the non-interactive auto-deny. */
   canUseTool?: CanUseToolFn;
+  /** `--strict`: a deny or ask rule naming no tool is a fatal error (also on when any settings file sets `permissions.strict`). */
+  strict?: boolean;
 }
 
 export interface Session {
@@ -40,15 +51,26 @@ export interface Session {
   canUseTool: CanUseToolFn;
   settings: LoadedSettings;
   mcp?: McpManager;
-  /** Problems the user must hear about: broken settings files, dropped entries, skipped MCP servers. */
+  /** Problems the user must hear about: dropped settings entries, rules naming no tool, skipped MCP servers. */
   warnings: string[];
   /**
-   * Settings that were meant to apply but could not be read at all: the managed policy file or the
-   * `--settings` file. Commands that run tools refuse to start rather than run without them.
+   * Settings that exist but could not be used at all (invalid JSON, not an object, unreadable, a missing
+   * `--settings` file) and, in strict mode, deny or ask rules naming no tool. Commands that run tools refuse
+   * to start rather than run without the rules those files hold.
    */
   fatalErrors: string[];
+  /** `--strict` or `permissions.strict` in any settings file. */
+  strict: boolean;
   /** Stop background tasks, disconnect MCP servers. */
   close(): Promise<void>;
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -61,13 +83,16 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const home = options.home ?? getToolgateHome(env);
   const settings = loadSettings({ cwd, home, settingsFile: options.settingsFile, env });
   const merged = mergeSettings(settings);
-  const warnings = settings.errors.map(formatSettingsLoadError);
-  const fatalErrors = settings.errors
-    .filter((e) => (e.scope ?? "file") === "file" && (e.source === "policySettings" || e.source === "flagSettings"))
-    .map(formatSettingsLoadError);
+  const isFileError = (e: (typeof settings.errors)[number]) => (e.scope ?? "file") === "file";
+  const warnings = settings.errors.filter((e) => !isFileError(e)).map(formatSettingsLoadError);
+  const fatalErrors = settings.errors.filter(isFileError).map(formatSettingsLoadError);
+  const strict = options.strict === true || settings.files.some((f) => f.settings.permissions?.strict === true);
 
   let mcp: McpManager | undefined;
-  if (options.mcpConfigFiles !== undefined) {
+  // A broken settings file may hold the deny rules for these servers' tools: start none of them.
+  if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
+    warnings.push("MCP servers were not started, because a settings file is unusable");
+  } else if (options.mcpConfigFiles !== undefined) {
     const config = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env });
     warnings.push(...config.errors.map(formatMcpConfigError));
     mcp = await connectMcpServers(config.servers, { settings: merged, env });
@@ -78,6 +103,33 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
 
   const interactive = options.interactive ?? false;
   const builtinTools = options.tools ?? getBuiltinTools();
+  const permissionContext = buildPermissionContext({
+    loaded: settings,
+    cwd,
+    mode: options.permissionMode,
+    allowedTools: options.allowedTools,
+    disallowedTools: options.disallowedTools,
+    addDirs: options.addDirs,
+    nonInteractive: !interactive,
+  });
+
+  // A directory from settings may be missing on this machine (settings travel): say so, but it is not a usage error.
+  for (const dir of permissionContext.additionalWorkingDirectories) {
+    if (dir.source === "cliArg" || isDirectory(dir.path)) continue;
+    warnings.push(`${dir.file ?? dir.source}: permissions.additionalDirectories: ${dir.path} is not an existing directory`);
+  }
+
+  // Rules naming no tool never match: say so now (did you mean …?), and in strict mode refuse a deny or ask rule.
+  const ruleToolNames = findRuleToolNameProblems(permissionContext.rules, {
+    toolNames: [...getBuiltinTools(), ...builtinTools, ...(mcp?.tools() ?? [])].flatMap((t) => [t.name, ...(t.aliases ?? [])]),
+    mcpServers: mcp && new Map(mcp.clients.map((c) => [normalizeNameForMcp(c.name), c.status === "connected" ? c.tools.map((t) => t.name) : undefined])),
+  });
+  for (const problem of ruleToolNames.filter(isRuleToolNameTypo)) {
+    const text = formatRuleToolNameProblem(problem);
+    if (strict && problem.kind === "unknownTool" && problem.rule.ruleBehavior !== "allow") fatalErrors.push(`strict mode: ${text}`);
+    else warnings.push(text);
+  }
+
   const context = createToolUseContext({
     tools: builtinTools,
     builtinTools,
@@ -88,15 +140,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     env,
     sessionId: options.sessionId,
     settings: merged,
-    permissionContext: buildPermissionContext({
-      loaded: settings,
-      cwd,
-      mode: options.permissionMode,
-      allowedTools: options.allowedTools,
-      disallowedTools: options.disallowedTools,
-      addDirs: options.addDirs,
-      nonInteractive: !interactive,
-    }),
+    permissionContext,
     permissionDecider: hasPermissionsToUseTool,
     hookRunner: createHookRunner({ settings, projectDir: cwd, env }),
     isNonInteractiveSession: !interactive,
@@ -108,6 +152,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     mcp,
     warnings,
     fatalErrors,
+    strict,
     async close() {
       await context.tasks.stopAll();
       await mcp?.close();

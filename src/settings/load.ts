@@ -82,7 +82,8 @@ export function readSettingsFile(file: string): ReadSettingsResult {
     text = fs.readFileSync(file, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { status: "missing" };
+    // ENOTDIR: a parent is a file (TOOLGATE_HOME=/etc/hosts), so the file cannot exist either.
+    if (code === "ENOENT" || code === "ENOTDIR") return { status: "missing" };
     if (code === "EISDIR") return { status: "error", message: "is a directory, not a settings file" };
     return { status: "error", message: `cannot be read (${code ?? (err as Error).message})` };
   }
@@ -97,8 +98,9 @@ export function readSettingsFile(file: string): ReadSettingsResult {
 
 /**
  * Load every settings source, lowest precedence first: user, project, local, `--settings`, managed.
- * A file that cannot be read or is not a JSON object is reported in `errors` and ignored entirely; each
- * invalid entry of a file that parses is reported there too (scope "entry") and dropped on its own.
+ * A file that exists but cannot be read or is not a JSON object is reported in `errors` (scope "file") and
+ * contributes nothing, so sessions refuse to run tools until it is fixed (see createSession); each invalid
+ * entry of a file that parses is reported there too (scope "entry") and dropped on its own.
  */
 export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const files: SettingsFile[] = [];
@@ -119,9 +121,9 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   return { files, errors };
 }
 
-/** `/p/.toolgate/settings.json: invalid JSON at line 3, column 8: … — the whole file is ignored` */
+/** `/p/.toolgate/settings.json: invalid JSON at line 3, column 8: …`; what follows from it is the caller's to say. */
 export function formatSettingsLoadError(error: SettingsLoadError): string {
-  return error.scope === "entry" ? `${error.path}: ${error.message}` : `${error.path}: ${error.message} — the whole file is ignored`;
+  return `${error.path}: ${error.message}`;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

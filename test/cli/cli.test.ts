@@ -81,7 +81,7 @@ describe("toolgate CLI", () => {
     expect(asks[0].content[0].content).toMatch(/--allowedTools|acceptEdits/);
     expect(fs.existsSync(path.join(cwd, "new.txt"))).toBe(false);
 
-    const out = lines(toolgate(["exec", "--cwd", cwd, "--allowedTools", "Edit", "Write"], { input }).stdout);
+    const out = lines(toolgate(["exec", "--cwd", cwd, "--allowedTools", "Edit", "--allowedTools", "Write"], { input }).stdout);
     expect(fs.readFileSync(path.join(cwd, "new.txt"), "utf8")).toBe("fresh\n");
     expect(out[2].content[0].is_error).toBeUndefined();
     expect(out[3]).toMatchObject({ type: "rewind", message_id: "m2", deleted: [] });

@@ -53,7 +53,7 @@ describe("loadSettings", () => {
     expect(loaded.files.map((f) => f.source)).toEqual(["policySettings"]);
   });
 
-  it("reports bad JSON with line and column and ignores the whole file", () => {
+  it("reports bad JSON with line and column; the file contributes nothing", () => {
     const file = path.join(cwd, ".toolgate/settings.json");
     write(file, '{\n  "permissions": {\n    "deny": ["Bash(rm:*)"],\n  }\n}');
     const loaded = load();
@@ -61,7 +61,8 @@ describe("loadSettings", () => {
     expect(loaded.errors).toHaveLength(1);
     expect(loaded.errors[0]).toMatchObject({ source: "projectSettings", path: file });
     expect(loaded.errors[0].message).toContain("invalid JSON at line 4, column 3");
-    expect(formatSettingsLoadError(loaded.errors[0])).toContain("the whole file is ignored");
+    expect(formatSettingsLoadError(loaded.errors[0])).toBe(`${file}: ${loaded.errors[0].message}`);
+    expect(formatSettingsLoadError(loaded.errors[0])).not.toContain("ignored");
   });
 
   it("drops each invalid entry on its own, naming it, and keeps the rest of the file", () => {

@@ -72,6 +72,29 @@ withSessionFlags(
   process.exitCode = await explainCommand(tool, input, flags);
 });
 
+withSessionFlags(
+  permissions
+    .command("list")
+    .description("List every permission rule with its source and file, the mode and the working directories."),
+)
+  .option("--json", "print JSON")
+  .action(async (flags: SessionFlags & { json?: boolean }) => {
+    const { permissionsListCommand } = await import("./cli/permissionsList.js");
+    process.exitCode = await permissionsListCommand(flags);
+  });
+
+withSessionFlags(
+  program
+    .command("doctor")
+    .description("Check the setup: settings files, rules and their sources, rule tool names, hooks, MCP servers. Exit 1 on an error."),
+)
+  .option("--connect", "also start each MCP server to check it (runs its command)")
+  .option("--json", "print JSON")
+  .action(async (flags: SessionFlags & { connect?: boolean; json?: boolean }) => {
+    const { doctorCommand } = await import("./cli/doctor.js");
+    process.exitCode = await doctorCommand(flags);
+  });
+
 const mcp = program.command("mcp").description("MCP servers: list the configured ones, or serve toolgate's tools.");
 withSessionFlags(mcp.command("list").description("Show each configured MCP server, its status, tool count and schema token estimate."))
   .option("--json", "print JSON")

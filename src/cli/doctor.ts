@@ -1,0 +1,221 @@
+import fs from "node:fs";
+import path from "node:path";
+import { getToolgateHome } from "../core/context.js";
+import { normalizeNameForMcp } from "../core/registry.js";
+import { validateHooksSettings } from "../hooks/index.js";
+import { connectMcpServers, formatMcpConfigError, loadMcpConfig, type LoadedMcpConfig } from "../mcp/index.js";
+import {
+  findRuleToolNameProblems,
+  formatRuleToolNameProblem,
+  isRuleToolNameTypo,
+  sourceLabel,
+} from "../permissions/index.js";
+import { createSession, type Session, type SessionOptions } from "../session/index.js";
+import { readSettingsFile, settingsFileLocations } from "../settings/index.js";
+import { HOOK_EVENTS } from "../settings/types.js";
+import { getBuiltinTools } from "../tools/index.js";
+import { formatRulesTable, listPermissions, workingDirectoryLines } from "./permissionsList.js";
+import { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
+
+export type DoctorStatus = "ok" | "warn" | "error";
+
+export interface DoctorResult {
+  status: DoctorStatus;
+  /** What was found, one fact per line, for a person to read. */
+  lines: string[];
+}
+
+/** What every check may look at; built once per run. */
+export interface DoctorInput {
+  options: SessionOptions;
+  /** The session the flags describe, without MCP servers (those are the mcp check's business). */
+  session: Session;
+  mcpConfig: LoadedMcpConfig;
+  /** `--connect`: start the MCP servers to check them (runs their commands). */
+  connect: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * One named section of `toolgate doctor`. New sections (the sandbox's availability, …) are one more entry
+ * in DOCTOR_CHECKS: a check never throws to report a problem, it returns status "error".
+ */
+export interface DoctorCheck {
+  name: string;
+  run(input: DoctorInput): DoctorResult | Promise<DoctorResult>;
+}
+
+const worst = (statuses: readonly DoctorStatus[]): DoctorStatus =>
+  statuses.includes("error") ? "error" : statuses.includes("warn") ? "warn" : "ok";
+
+/** Every settings source: where it is looked for, whether it is there, and whether it parses. */
+export const settingsCheck: DoctorCheck = {
+  name: "settings files",
+  run({ options, env }) {
+    const cwd = options.cwd ?? process.cwd();
+    const locations = settingsFileLocations({ cwd, home: options.home ?? getToolgateHome(env), settingsFile: options.settingsFile, env });
+    const statuses: DoctorStatus[] = [];
+    const lines: string[] = [];
+    for (const location of locations) {
+      const read = readSettingsFile(location.path);
+      const label = `${sourceLabel(location.source)}: ${location.path}`;
+      if (read.status === "missing") {
+        statuses.push(location.required ? "error" : "ok");
+        lines.push(`${label} — ${location.required ? "does not exist (exec and mcp serve refuse to run)" : "not present"}`);
+      } else if (read.status === "error") {
+        statuses.push("error");
+        lines.push(`${label} — ${read.message} (exec and mcp serve refuse to run until it is fixed)`);
+      } else {
+        statuses.push(read.problems.length ? "warn" : "ok");
+        lines.push(`${label} — ok${read.problems.length ? `, ${read.problems.length} entr${read.problems.length === 1 ? "y" : "ies"} dropped:` : ""}`);
+        lines.push(...read.problems.map((problem) => `    ${problem}`));
+      }
+    }
+    return { status: worst(statuses), lines };
+  },
+};
+
+/** The rules in force, each with its source and file, the mode and the working directories. */
+export const permissionsCheck: DoctorCheck = {
+  name: "permissions",
+  run({ session, options }) {
+    const ctx = session.context.getAppState().toolPermissionContext;
+    const listing = listPermissions(session, options.permissionMode !== undefined);
+    const missingDirs = ctx.additionalWorkingDirectories.filter((d) => !isDirectory(d.path));
+    const lines = [
+      `mode: ${listing.mode} (${listing.modeSource})${listing.strict ? "; strict" : ""}`,
+      "working directories:",
+      ...workingDirectoryLines(ctx).map((line) => `  ${line}`),
+      ...missingDirs.map((d) => `  ! ${d.path} is not an existing directory`),
+      ctx.rules.length ? "rules:" : "rules: none",
+      ...formatRulesTable(ctx.rules).map((line) => `  ${line}`),
+    ];
+    return { status: missingDirs.length ? "warn" : "ok", lines };
+  },
+};
+
+/** Rules whose tool name matches nothing, with a did-you-mean; in strict mode a deny or ask among them is an error. */
+export const ruleToolNamesCheck: DoctorCheck = {
+  name: "rule tool names",
+  run({ session, mcpConfig }) {
+    const ctx = session.context.getAppState().toolPermissionContext;
+    const problems = findRuleToolNameProblems(ctx.rules, {
+      toolNames: getBuiltinTools().flatMap((t) => [t.name, ...(t.aliases ?? [])]),
+      // Without connecting, the servers' tools are unknown: only their names are judged.
+      mcpServers: new Map(mcpConfig.servers.map((s) => [normalizeNameForMcp(s.name), undefined])),
+    });
+    if (problems.length === 0) return { status: "ok", lines: ["every rule names a known tool"] };
+    const statuses: DoctorStatus[] = [];
+    const lines = problems.map((problem) => {
+      const fatal = session.strict && problem.kind === "unknownTool" && problem.rule.ruleBehavior !== "allow";
+      statuses.push(fatal ? "error" : isRuleToolNameTypo(problem) ? "warn" : "ok");
+      return `${fatal ? "strict mode: " : ""}${formatRuleToolNameProblem(problem)}`;
+    });
+    return { status: worst(statuses), lines };
+  },
+};
+
+/** Hooks by event, with matcher, command and file; malformed entries are warnings. */
+export const hooksCheck: DoctorCheck = {
+  name: "hooks",
+  run({ session }) {
+    const lines: string[] = [];
+    let problems = 0;
+    for (const file of session.settings.files) {
+      const { hooks, problems: found } = validateHooksSettings(file.settings.hooks);
+      problems += found.length;
+      lines.push(...found.map((p) => `! ${file.path}: ${p.path}: ${p.message}`));
+      for (const event of HOOK_EVENTS) {
+        for (const group of hooks[event] ?? []) {
+          for (const hook of group.hooks) lines.push(`${event} [${group.matcher || "*"}] ${hook.command} — ${file.path}`);
+        }
+      }
+    }
+    return { status: problems ? "warn" : "ok", lines: lines.length ? lines : ["no hooks configured"] };
+  },
+};
+
+/** Configured MCP servers; with --connect, each one started, listed and closed again. */
+export const mcpCheck: DoctorCheck = {
+  name: "MCP servers",
+  async run({ mcpConfig, connect, session, env }) {
+    const lines = mcpConfig.errors.map((e) => `! ${formatMcpConfigError(e)}`);
+    const statuses: DoctorStatus[] = mcpConfig.errors.length ? ["warn"] : [];
+    if (mcpConfig.servers.length === 0) return { status: worst(statuses), lines: [...lines, "no MCP servers configured"] };
+    const describe = (s: (typeof mcpConfig.servers)[number]) =>
+      `${s.name} (${s.config.type}: ${s.config.type === "stdio" ? [s.config.command, ...s.config.args].join(" ") : s.config.url}) — ${s.source}`;
+    if (!connect) {
+      lines.push(...mcpConfig.servers.map((s) => `${describe(s)}; not started (--connect starts them)`));
+      return { status: worst(statuses), lines };
+    }
+    const manager = await connectMcpServers(mcpConfig.servers, { settings: session.context.options.settings, env });
+    try {
+      for (const server of mcpConfig.servers) {
+        const client = manager.client(server.name);
+        const connected = client?.status === "connected";
+        statuses.push(connected ? "ok" : "error");
+        lines.push(`${describe(server)}; ${connected ? `connected, ${client.toolCount} tools` : `${client?.status ?? "failed"}: ${client?.error ?? "unknown error"}`}`);
+      }
+    } finally {
+      await manager.close();
+    }
+    return { status: worst(statuses), lines };
+  },
+};
+
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck];
+
+function isDirectory(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export interface DoctorReport {
+  status: DoctorStatus;
+  checks: Array<{ name: string } & DoctorResult>;
+}
+
+/** Run the checks in order; a check that throws is reported as an error of its own section, not a crash. */
+export async function runDoctorChecks(checks: readonly DoctorCheck[], input: DoctorInput): Promise<DoctorReport> {
+  const results: DoctorReport["checks"] = [];
+  for (const check of checks) {
+    try {
+      results.push({ name: check.name, ...(await check.run(input)) });
+    } catch (err) {
+      results.push({ name: check.name, status: "error", lines: [`the check itself failed: ${err instanceof Error ? err.message : String(err)}`] });
+    }
+  }
+  return { status: worst(results.map((r) => r.status)), checks: results };
+}
+
+export function formatDoctorReport(report: DoctorReport, cwd: string): string {
+  const out = [`toolgate doctor — ${cwd}`, ""];
+  for (const check of report.checks) {
+    out.push(`[${check.status}] ${check.name}`, ...check.lines.map((line) => `  ${line}`), "");
+  }
+  const count = (status: DoctorStatus, noun: string) => {
+    const n = report.checks.filter((c) => c.status === status).length;
+    return `${n} ${noun}${n === 1 ? "" : "s"}`;
+  };
+  out.push(report.status === "ok" ? "all checks passed" : `${count("error", "error")}, ${count("warn", "warning")}`);
+  return `${out.join("\n")}\n`;
+}
+
+/** `toolgate doctor [--connect] [--json]`: exit 1 when any check is an error. */
+export async function doctorCommand(flags: SessionFlags & { connect?: boolean; json?: boolean }): Promise<number> {
+  const env = process.env;
+  const options = sessionOptionsFromFlags(flags);
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const session = await createSession({ ...options, cwd });
+  try {
+    const mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: flags.mcpConfig, env });
+    const report = await runDoctorChecks(DOCTOR_CHECKS, { options: { ...options, cwd }, session, mcpConfig, connect: flags.connect === true, env });
+    process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report, cwd));
+    return report.status === "error" ? 1 : 0;
+  } finally {
+    await session.close();
+  }
+}

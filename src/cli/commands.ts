@@ -166,6 +166,11 @@ export async function mcpServeCommand(flags: SessionFlags & { http?: string }): 
     // One session per connection, settings read afresh, so a long-running server sees edited rules.
     createSession: async (request) => {
       const session = await createSession({ ...sessionOptionsFromFlags(flags), tools, interactive: request.canElicit });
+      // A settings file broken after the server started fails this connection's calls, as it would stop exec.
+      if (session.fatalErrors.length > 0) {
+        await session.close();
+        throw new Error(`refusing to run tools: ${session.fatalErrors.join("; ")}`);
+      }
       return { context: session.context, canUseTool: session.canUseTool, close: () => session.close() };
     },
     http: port,

@@ -98,6 +98,34 @@ describe("a settings file that exists but does not parse fails closed", () => {
     expect(list.stderr).toContain(`${file}: invalid JSON`);
   });
 
+  it("mcp serve: a settings file broken after the server started fails that connection's calls", async () => {
+    const cwd = tempDir("tg-edges-cwd-");
+    const home = tempDir("tg-edges-home-");
+    const file = path.join(cwd, ".toolgate/settings.json");
+    writeJson(file, { permissions: { deny: ["Read(.env)"] } });
+    fs.writeFileSync(path.join(cwd, "a.txt"), "alpha\n");
+    const client = new Client({ name: "edges-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ["--import", "tsx", cliEntry, "mcp", "serve", "--cwd", cwd],
+        cwd: repoRoot,
+        env: { PATH: process.env.PATH ?? "", TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
+        stderr: "ignore",
+      }),
+    );
+    try {
+      writeJson(file, BROKEN);
+      const read = (await client.callTool({ name: "Read", arguments: { file_path: path.join(cwd, "a.txt") } })) as CallToolResult;
+      expect(read.isError).toBe(true);
+      const text = read.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+      expect(text).toContain(`refusing to run tools: ${file}: invalid JSON at line 1, column 39`);
+      expect(text).not.toContain("alpha");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a missing --settings file is one coherent line (no 'ignored' followed by 'refusing')", () => {
     const cwd = tempDir("tg-edges-cwd-");
     const run = toolgate(["exec", "--cwd", cwd, "--settings", "nope.json"], { input: use("r", "Read", { file_path: "x" }) });

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { BashTool } from "../../src/tools/Bash/index.js";
 import { createToolUseContext, createEmptyPermissionContext } from "../../src/core/context.js";
-import { runToolUse } from "../../src/core/runToolUse.js";
+import { runToolUse } from "../../src/core/pipeline/index.js";
 import type { CanUseToolFn } from "../../src/core/Tool.js";
 import type { PermissionRule } from "../../src/core/permissionTypes.js";
 import { hasPermissionsToUseTool, parsePermissionRule } from "../../src/permissions/index.js";

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createToolUseContext } from "../../src/core/context.js";
-import { runToolUse } from "../../src/core/runToolUse.js";
+import { runToolUse } from "../../src/core/pipeline/index.js";
 import type { CanUseToolFn } from "../../src/core/Tool.js";
 import { ReadTool } from "../../src/tools/Read/index.js";
 import { EditTool } from "../../src/tools/Edit/index.js";

@@ -10,7 +10,7 @@ import path from "node:path";
 import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
 import { createToolUseContext } from "../../src/core/context.js";
-import { runToolUse } from "../../src/core/runToolUse.js";
+import { runToolUse } from "../../src/core/pipeline/index.js";
 import type { CanUseToolFn } from "../../src/core/Tool.js";
 import type { AssistantMessage } from "../../src/core/messages.js";
 import { createHookRunner } from "../../src/hooks/index.js";

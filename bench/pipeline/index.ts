@@ -8,8 +8,8 @@ import fs from "node:fs";
 import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
 import { createToolUseContext } from "../../src/core/context.js";
-import { runToolUse } from "../../src/core/runToolUse.js";
-import { runToolsToMessage } from "../../src/core/runTools.js";
+import { runToolUse } from "../../src/core/pipeline/index.js";
+import { runToolsToMessage } from "../../src/core/executor/index.js";
 import type { CanUseToolFn } from "../../src/core/Tool.js";
 import type { AssistantMessage, ToolUseBlock } from "../../src/core/messages.js";
 

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { glob as tinyglobby } from "tinyglobby";
 import { createToolUseContext } from "../../src/core/context.js";
-import { runToolUse } from "../../src/core/runToolUse.js";
+import { runToolUse } from "../../src/core/pipeline/index.js";
 import type { AnyTool, CanUseToolFn } from "../../src/core/Tool.js";
 import type { AssistantMessage } from "../../src/core/messages.js";
 import { hasPermissionsToUseTool, matchingReadDenyRule, parsePermissionRule, readDenyGlobsForRoot } from "../../src/permissions/index.js";

@@ -5,6 +5,7 @@ import type { FileStateCache } from "./fileStateCache.js";
 import type { FileHistory } from "./fileHistory.js";
 import type { TaskRegistry } from "./tasks.js";
 import type { HookRunner } from "./hookTypes.js";
+import type { ToolStatusBoard } from "./pipeline/status.js";
 import type { Settings } from "../settings/types.js";
 
 /** A raw JSON Schema object, as MCP servers describe their tools. */
@@ -90,6 +91,11 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
   readonly shouldDefer?: boolean;
   readonly alwaysLoad?: boolean;
   readonly strict?: boolean;
+  /**
+   * When a call of this tool fails inside a parallel batch, the rest of the batch is cancelled (a failed shell
+   * command usually means the commands beside it are pointless).
+   */
+  readonly cancelsSiblingsOnError?: boolean;
 
   // schemas
   readonly inputSchema: z.ZodType<Input, unknown>;
@@ -100,6 +106,8 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
   description(input: Partial<Input>, options: PromptOptions): string | Promise<string>;
   prompt(options: PromptOptions): string | Promise<string>;
   userFacingName(input?: Partial<Input>): string;
+  /** What this call does, in a few words (a command, a path), for messages and the UI. */
+  describeInput?(input: Partial<Input>): string;
 
   // behaviour
   call(
@@ -195,14 +203,17 @@ export interface ToolUseContext {
   readFileState: FileStateCache;
   abortController: AbortController;
   messages: Message[];
-  setInProgressToolUseIDs(update: (prev: ReadonlySet<string>) => ReadonlySet<string>): void;
+  /** Calls queued or running and not yet done, as the status events tell (see `toolStatus`). */
+  getInProgressToolUseIDs(): ReadonlySet<string>;
+  /** Every call's status as it changes: queued, validating, awaiting_permission, running, done. */
+  toolStatus: ToolStatusBoard;
   agentId?: string;
   fileHistory: FileHistory;
   tasks: TaskRegistry;
   contentReplacementState: ContentReplacementState;
   queryTracking?: { chainId: string; depth: number };
   /** Set on the per-call context handed to `call()`. */
-  toolUseId?: string;
+  toolUseID?: string;
   /** The permission rule engine; without one, the tool's own checkPermissions decides (passthrough → ask). */
   permissionDecider?: PermissionDecider;
   hookRunner?: HookRunner;

@@ -15,6 +15,7 @@ import type { HookRunner } from "./hookTypes.js";
 import type { Settings } from "../settings/types.js";
 import { createFileStateCache, type FileStateCache } from "./fileStateCache.js";
 import { createFileHistory, type FileHistory } from "./fileHistory.js";
+import { createToolStatusBoard, type ToolStatusBoard } from "./pipeline/status.js";
 import { createTaskRegistry, type TaskRegistry } from "./tasks.js";
 
 export function getToolgateHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -68,6 +69,8 @@ export interface CreateToolUseContextOptions {
   tasks?: TaskRegistry;
   env?: NodeJS.ProcessEnv;
   agentId?: string;
+  /** Share one board between contexts (a subagent's calls showing in the parent's UI). */
+  toolStatus?: ToolStatusBoard;
 }
 
 /** The session's dependency container, with every stateful part created fresh unless supplied. */
@@ -86,7 +89,7 @@ export function createToolUseContext(options: CreateToolUseContextOptions): Tool
     loadedDeferredTools: new Set(),
   };
   let shellCwd = cwd;
-  let inProgress: ReadonlySet<string> = new Set();
+  const toolStatus = options.toolStatus ?? createToolStatusBoard();
 
   return {
     options: {
@@ -114,9 +117,8 @@ export function createToolUseContext(options: CreateToolUseContextOptions): Tool
     readFileState: options.readFileState ?? createFileStateCache(),
     abortController: options.abortController ?? new AbortController(),
     messages: options.messages ?? [],
-    setInProgressToolUseIDs: (update) => {
-      inProgress = update(inProgress);
-    },
+    getInProgressToolUseIDs: () => toolStatus.inProgress(),
+    toolStatus,
     agentId: options.agentId,
     fileHistory: options.fileHistory ?? createFileHistory(path.join(paths.sessionDir, "file-history")),
     tasks: options.tasks ?? createTaskRegistry(),

@@ -50,24 +50,35 @@ export {
 } from "./results.js";
 export {
   runToolUse,
+  STAGES_BEFORE_CALL,
   cancellationMessage,
+  createToolStatusBoard,
   INTERRUPT_MESSAGE,
   ABORT_GRACE_MS,
   type ToolUseUpdate,
   type ToolResultUpdate,
   type ProgressUpdate,
   type ToolUseOutcome,
-} from "./runToolUse.js";
+  type ToolCallStatus,
+  type ToolStatusBoard,
+  type ToolStatusListener,
+  type ToolStatusUpdate,
+} from "./pipeline/index.js";
 export {
   runTools,
   runToolsToMessage,
+  createStreamingToolExecutor,
   partitionToolCalls,
   isToolUseConcurrencySafe,
   getMaxToolUseConcurrency,
   DEFAULT_MAX_TOOL_USE_CONCURRENCY,
+  type ExecutorUpdate,
+  type StreamingToolExecutor,
+  type StreamingToolExecutorOptions,
   type ToolBatch,
   type ToolResultMessageResult,
-} from "./runTools.js";
+} from "./executor/index.js";
+export { orderDecision, isForcedAsk, checkToolPermissions, type DecisionFacts } from "./permissionOrder.js";
 export { toolToAPISchema, toolInputJSONSchema, type ToolAPISchema } from "./apiSchema.js";
 export { createAsyncQueue, type AsyncQueue } from "./asyncQueue.js";
 export { expandPath, isPathInside, displayPath } from "./paths.js";

@@ -80,7 +80,7 @@ export function createMcpTool(options: CreateMcpToolOptions): AnyTool {
         signal: context.abortController.signal,
         onProgress: (p) =>
           onProgress?.({
-            toolUseID: context.toolUseId ?? "",
+            toolUseID: context.toolUseID ?? "",
             data: {
               type: "mcp_progress",
               serverName,

@@ -9,26 +9,18 @@ import type {
   ToolPermissionContext,
 } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
+import { checkToolPermissions, isForcedAsk, orderDecision } from "../core/permissionOrder.js";
 import { describeRule } from "./describe.js";
 import { getContentRulesForTool, getWholeToolRule } from "./rules.js";
 import { ruleSuggestions } from "./suggestions.js";
 import { howToAllow } from "./explain.js";
 
-/**
- * An ask that no mode, allow rule or hook may turn into allow: an ask rule, a safety check (also inside a
- * Bash part) or a PreToolUse hook's ask.
- */
-export function isForcedAsk(result: PermissionResult): boolean {
-  return result.behavior === "ask" && reasonForcesAsk(result.decisionReason);
-}
+export { isForcedAsk };
 
-function reasonForcesAsk(reason: PermissionDecisionReason | undefined): boolean {
-  if (!reason) return false;
-  if (reason.type === "rule") return reason.rule.ruleBehavior === "ask";
-  if (reason.type === "safetyCheck") return true;
-  if (reason.type === "hook") return reason.hookEvent === "PreToolUse";
-  if (reason.type === "subcommands") return reason.parts.some((part) => isForcedAsk(part.result));
-  return false;
+/** A hook's reason as a sentence, so the text that follows it (the non-interactive note) reads right. */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 function ruleReason(rule: PermissionRule, matched?: string): PermissionDecisionReason {
@@ -82,28 +74,6 @@ async function matchGenericContentRules(
   }
 }
 
-/** A hook's reason as a sentence, so the text that follows it (the non-interactive note) reads right. */
-function sentence(text: string): string {
-  const trimmed = text.trim();
-  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
-}
-
-/** The hook's part of a decision reason, without keys the hook did not fill. */
-function hookReason(hook: HookPermissionDecision): PermissionDecisionReason {
-  return {
-    type: "hook",
-    hookEvent: "PreToolUse",
-    ...(hook.command !== undefined && { command: hook.command }),
-    ...(hook.reason !== undefined && { reason: hook.reason }),
-    ...(hook.file !== undefined && { file: hook.file }),
-  };
-}
-
-function withSuggestions(ask: PermissionAskDecision, tool: AnyTool): PermissionAskDecision {
-  if (ask.suggestions?.length || isForcedAsk(ask)) return ask;
-  return { ...ask, suggestions: ruleSuggestions({ toolName: tool.name }) };
-}
-
 /** The rule engine's verdict before dontAsk; see hasPermissionsToUseTool. */
 export async function decidePermission(
   tool: AnyTool,
@@ -119,16 +89,7 @@ export async function decidePermission(
   if (wholeDeny) return ruleDenial(tool, wholeDeny);
 
   // 2. the tool's own check (file paths, Bash parts, ...) and the content rules it lets the engine match
-  let result: PermissionResult;
-  try {
-    result = await tool.checkPermissions(input, context);
-  } catch (err) {
-    return {
-      behavior: "deny",
-      message: `The permission check of ${tool.name} failed, so the call was not allowed: ${formatError(err)}`,
-      decisionReason: { type: "other", reason: "permission check failed" },
-    };
-  }
+  const result = await checkToolPermissions(tool, input, context);
   const generic = await matchGenericContentRules(tool, input, ctx);
   if ("error" in generic) {
     return {
@@ -138,56 +99,23 @@ export async function decidePermission(
     };
   }
 
-  // 3. a deny from the tool or a content deny rule; it also beats a whole-tool ask (deny > ask)
-  if (result.behavior === "deny") return result;
-  if (generic.deny) return ruleDenial(tool, generic.deny);
-  if (plan) return planDenial(tool);
-
-  // 4. whole-tool ask
+  // 3 to 9: the shared order, with the facts the rules give
   const wholeAsk = getWholeToolRule(ctx, tool, "ask");
-  if (wholeAsk) return ruleAsk(tool, wholeAsk);
-
-  // 5. content ask rules, safety checks and a hook's ask ask in every mode
-  if (isForcedAsk(result)) return result as PermissionAskDecision;
-  if (generic.ask) return ruleAsk(tool, generic.ask);
-  // No suggestions: an allow rule cannot override a hook's ask, only a change to the hook can.
-  if (hookDecision?.behavior === "ask") {
-    return {
-      behavior: "ask",
-      message: `A PreToolUse hook asked for approval of this ${tool.name} call${hookDecision.reason ? `: ${sentence(hookDecision.reason)}` : "."}`,
-      decisionReason: hookReason(hookDecision),
-    };
-  }
-
-  const updatedInput = result.behavior === "allow" ? result.updatedInput : undefined;
-  const allow = (decisionReason: PermissionDecisionReason): PermissionDecision =>
-    updatedInput ? { behavior: "allow", updatedInput, decisionReason } : { behavior: "allow", decisionReason };
-
-  // 6. bypassPermissions
-  if (ctx.mode === "bypassPermissions") return allow({ type: "mode", mode: "bypassPermissions" });
-
-  // 7. allow rules, then the tool's own allow
   const wholeAllow = getWholeToolRule(ctx, tool, "allow");
-  if (wholeAllow) return allow(ruleReason(wholeAllow));
-  if (generic.allow) return allow(ruleReason(generic.allow));
-  if (result.behavior === "allow") return result;
-
-  // 8. a PreToolUse hook allow skips the default ask
-  if (hookDecision?.behavior === "allow") {
-    return allow(hookReason(hookDecision));
-  }
-
-  // 9. ask
-  if (result.behavior === "ask") return withSuggestions(result, tool);
-  return withSuggestions(
-    {
-      behavior: "ask",
-      message: result.message || `${tool.name} needs approval.`,
-      decisionReason: result.decisionReason,
-      suggestions: result.suggestions,
-    },
-    tool,
-  );
+  const allowRule = wholeAllow ?? generic.allow;
+  return orderDecision({
+    toolName: tool.name,
+    toolResult: result,
+    contentDeny: generic.deny && ruleDenial(tool, generic.deny),
+    planDeny: plan ? planDenial(tool) : undefined,
+    wholeAsk: wholeAsk && ruleAsk(tool, wholeAsk),
+    contentAsk: generic.ask && ruleAsk(tool, generic.ask),
+    bypass: ctx.mode === "bypassPermissions",
+    allowRule: allowRule && ruleReason(allowRule),
+    hookDecision,
+    hookAskMessage: (hook) => `A PreToolUse hook asked for approval of this ${tool.name} call${hook.reason ? `: ${sentence(hook.reason)}` : "."}`,
+    suggest: (ask) => ({ ...ask, suggestions: ruleSuggestions({ toolName: tool.name }) }),
+  });
 }
 
 function dontAskDenial(ask: PermissionAskDecision): PermissionDenyDecision {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
-import { runToolUse, INTERRUPT_MESSAGE, type ToolResultUpdate, type ToolUseUpdate } from "../../src/core/runToolUse.js";
+import { runToolUse, INTERRUPT_MESSAGE, type ToolResultUpdate, type ToolUseUpdate } from "../../src/core/pipeline/index.js";
 import type { AnyTool, CanUseToolFn, ToolUseContext } from "../../src/core/Tool.js";
 import type { HookRunner } from "../../src/core/hookTypes.js";
 import type { ToolUseBlock } from "../../src/core/messages.js";
@@ -32,7 +32,7 @@ function recordingTool(stages: string[], overrides: Partial<Parameters<typeof bu
     },
     async call(args: { path: string; count?: number; flag?: boolean }, context: ToolUseContext, _c: CanUseToolFn, _m, onProgress) {
       stages.push(`call:${args.path}`);
-      onProgress?.({ toolUseID: context.toolUseId!, data: { step: 1 } });
+      onProgress?.({ toolUseID: context.toolUseID!, data: { step: 1 } });
       return { data: { seen: args } };
     },
     mapToolResultToToolResultBlockParam: (output: unknown, id: string) => ({
@@ -370,7 +370,7 @@ describe("runToolUse pipeline", () => {
     const gate = new Promise<void>((r) => (release = r));
     const tool = recordingTool([], {
       async call(_args: unknown, ctx: ToolUseContext, _c: unknown, _m: unknown, onProgress?: (p: { toolUseID: string; data: unknown }) => void) {
-        onProgress?.({ toolUseID: ctx.toolUseId!, data: "started" });
+        onProgress?.({ toolUseID: ctx.toolUseID!, data: "started" });
         await gate;
         return { data: "done" };
       },

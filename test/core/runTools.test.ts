@@ -2,8 +2,8 @@ import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
-import { partitionToolCalls, runTools, runToolsToMessage } from "../../src/core/runTools.js";
-import type { ToolUseUpdate } from "../../src/core/runToolUse.js";
+import { partitionToolCalls, runTools, runToolsToMessage } from "../../src/core/executor/index.js";
+import type { ToolUseUpdate } from "../../src/core/pipeline/index.js";
 import type { ToolUseContext } from "../../src/core/Tool.js";
 import type { ToolUseBlock } from "../../src/core/messages.js";
 import { approveAll, assistantMessage, testContext } from "../helpers.js";
@@ -33,7 +33,7 @@ function sleeper(spans: Span[]) {
           reject(Object.assign(new Error("aborted"), { name: "AbortError" }));
         });
       });
-      spans.push({ id: context.toolUseId!, start, end: performance.now() });
+      spans.push({ id: context.toolUseID!, start, end: performance.now() });
       if (args.fail) throw new Error(`${args.tag ?? "call"} failed`);
       return {
         data: args.tag ?? "",
@@ -152,7 +152,7 @@ describe("runTools", () => {
       isConcurrencySafe: () => true,
       async call(args, ctx, _c, _m, onProgress) {
         await new Promise((r) => setTimeout(r, args.ms));
-        onProgress?.({ toolUseID: ctx.toolUseId!, data: args.ms });
+        onProgress?.({ toolUseID: ctx.toolUseID!, data: args.ms });
         await new Promise((r) => setTimeout(r, 5));
         return { data: "ok" };
       },
@@ -167,7 +167,7 @@ describe("runTools", () => {
 
   it("cancels running and queued siblings when a Bash call fails in a parallel batch", async () => {
     const spans: Span[] = [];
-    const fakeBash = { ...sleeper(spans), name: "Bash" };
+    const fakeBash = { ...sleeper(spans), name: "Bash", cancelsSiblingsOnError: true };
     const ctx = testContext({ tools: [fakeBash], env: { TOOLGATE_MAX_TOOL_USE_CONCURRENCY: "2" } });
     const blocks = [
       block("long", { ms: 5_000, safe: true }, "Bash"),
@@ -190,7 +190,7 @@ describe("runTools", () => {
 
   it("a Bash call that is denied does not cancel its siblings", async () => {
     const spans: Span[] = [];
-    const fakeBash = { ...sleeper(spans), name: "Bash" };
+    const fakeBash = { ...sleeper(spans), name: "Bash", cancelsSiblingsOnError: true };
     const ctx = testContext({
       tools: [fakeBash],
       permissionDecider: async (_t, input) =>

@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
 import { createToolUseContext } from "../../src/core/context.js";
-import { runToolUse, type ToolResultUpdate } from "../../src/core/runToolUse.js";
+import { runToolUse, type ToolResultUpdate } from "../../src/core/pipeline/index.js";
 import type { AnyObject, AnyTool, CanUseToolFn, PermissionDecider, ToolUseContext } from "../../src/core/Tool.js";
 import type { PermissionDecision, ToolPermissionContext } from "../../src/core/permissionTypes.js";
 import type { HookRunner } from "../../src/core/hookTypes.js";

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { ScopedMcpServerConfig, McpStdioServerConfig } from "../../src/mcp/config.js";
 import type { CanUseToolFn, ToolUseContext } from "../../src/core/Tool.js";
 import type { ToolUseBlock } from "../../src/core/messages.js";
-import { runToolUse, type ProgressUpdate, type ToolResultUpdate } from "../../src/core/runToolUse.js";
+import { runToolUse, type ProgressUpdate, type ToolResultUpdate } from "../../src/core/pipeline/index.js";
 import { assistantMessage } from "../helpers.js";
 
 const require = createRequire(import.meta.url);

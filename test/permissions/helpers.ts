@@ -12,7 +12,7 @@ import type {
   ToolPermissionContext,
   WorkingDirectory,
 } from "../../src/core/permissionTypes.js";
-import { runToolUse, type ToolResultUpdate } from "../../src/core/runToolUse.js";
+import { runToolUse, type ToolResultUpdate } from "../../src/core/pipeline/index.js";
 import { parsePermissionRule } from "../../src/permissions/ruleParser.js";
 import { checkReadPermissionForPath, checkWritePermissionForPath, hasPermissionsToUseTool } from "../../src/permissions/index.js";
 

@@ -11,7 +11,7 @@ import {
 import type { AnyTool, CanUseToolFn, ToolUseContext, Tools } from "../../core/Tool.js";
 import type { AssistantMessage, ToolUseBlock } from "../../core/messages.js";
 import { toolToAPISchema } from "../../core/apiSchema.js";
-import { runToolsToMessage, isToolUseConcurrencySafe } from "../../core/runTools.js";
+import { runToolsToMessage, isToolUseConcurrencySafe } from "../../core/executor/index.js";
 import { formatError } from "../../core/errors.js";
 import { createCallLock } from "./callLock.js";
 import { toolResultToCallToolResult } from "./content.js";

@@ -124,6 +124,8 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
   description: () => bashDescription(),
   prompt: () => bashPrompt(),
   userFacingName: () => BASH_TOOL_NAME,
+  cancelsSiblingsOnError: true,
+  describeInput: (input) => (typeof input.command === "string" ? input.command : (input.description ?? "")),
   isReadOnly: (input) => isReadOnlyCommand(analyzeCommand(input.command)),
   isConcurrencySafe: (input) => {
     if (input.run_in_background) return false;
@@ -158,12 +160,12 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
       command: input.command,
       cwd,
       env: context.env,
-      outputFile: outputPath(context, "bash", context.toolUseId ?? createTaskId("run-")),
+      outputFile: outputPath(context, "bash", context.toolUseID ?? createTaskId("run-")),
       eagerFile: false,
       captureCwd: true,
       timeoutMs,
       signal,
-      onProgress: onProgress && ((data) => onProgress({ toolUseID: context.toolUseId ?? "", data })),
+      onProgress: onProgress && ((data) => onProgress({ toolUseID: context.toolUseID ?? "", data })),
     });
     const result = await shell.done;
     const snapshot = shell.output.snapshot();

@@ -95,7 +95,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
       respectGitignore: settings.respectGitignore ?? false,
       env: context.env,
       signal: context.abortController.signal,
-      onHeartbeat: onProgress ? (data) => onProgress({ toolUseID: context.toolUseId ?? "", data }) : undefined,
+      onHeartbeat: onProgress ? (data) => onProgress({ toolUseID: context.toolUseID ?? "", data }) : undefined,
     });
     const output: GlobOutput = {
       filenames: result.files.slice(0, GLOB_MAX_RESULTS).map((file) => displayPath(file, cwd)),

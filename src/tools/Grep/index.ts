@@ -109,7 +109,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
       timeoutMs,
       env: context.env,
       signal: context.abortController.signal,
-      onHeartbeat: onProgress ? (data) => onProgress({ toolUseID: context.toolUseId ?? "", data }) : undefined,
+      onHeartbeat: onProgress ? (data) => onProgress({ toolUseID: context.toolUseID ?? "", data }) : undefined,
     });
 
     const offset = input.offset ?? 0;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BashTool } from "../../../src/tools/Bash/index.js";
 import { TaskOutputTool } from "../../../src/tools/TaskOutput/index.js";
 import { TaskStopTool } from "../../../src/tools/TaskStop/index.js";
-import { runToolsToMessage } from "../../../src/core/runTools.js";
+import { runToolsToMessage } from "../../../src/core/executor/index.js";
 import type { ToolUseContext } from "../../../src/core/Tool.js";
 import type { ToolUseBlock } from "../../../src/core/messages.js";
 import { hasPermissionsToUseTool, createNonInteractiveCanUseTool } from "../../../src/permissions/index.js";

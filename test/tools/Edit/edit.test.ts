@@ -7,7 +7,7 @@ import { createEmptyPermissionContext } from "../../../src/core/context.js";
 import { hashContent } from "../../../src/core/fileStateCache.js";
 import type { CanUseToolFn } from "../../../src/core/Tool.js";
 import type { HookRunner } from "../../../src/core/hookTypes.js";
-import { runToolsToMessage } from "../../../src/core/runTools.js";
+import { runToolsToMessage } from "../../../src/core/executor/index.js";
 import { EditTool } from "../../../src/tools/Edit/index.js";
 import { prepareFileEdit } from "../../../src/tools/Edit/editFile.js";
 import { buildStructuredPatch } from "../../../src/tools/shared/patch.js";
@@ -297,7 +297,7 @@ describe("Edit writes", () => {
 
   it("writes the file inside call() before its promise is awaited (no yielding await in the critical section)", async () => {
     const s = await sessionAfterRead("sync.txt", "before\n");
-    const context = { ...s.ctx, toolUseId: "toolu_sync" };
+    const context = { ...s.ctx, toolUseID: "toolu_sync" };
     const input = { file_path: "sync.txt", old_string: "before", new_string: "after", replace_all: false };
     const pending = EditTool.call(input, context, async () => ({ behavior: "allow" }), assistantMessage("m_sync"));
     expect(s.read("sync.txt")).toBe("after\n");

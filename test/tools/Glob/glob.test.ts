@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GlobTool, formatGlobResult, type GlobOutput } from "../../../src/tools/Glob/index.js";
 import { splitGlobPattern } from "../../../src/tools/Glob/glob.js";
-import { partitionToolCalls } from "../../../src/core/runTools.js";
+import { partitionToolCalls } from "../../../src/core/executor/index.js";
 import type { ToolUseContext } from "../../../src/core/Tool.js";
 import { rejectAll } from "../../helpers.js";
 import { run, searchSession, setAge, tempDir, writeTree } from "./searchHelpers.js";

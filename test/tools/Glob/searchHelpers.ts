@@ -4,7 +4,7 @@ import path from "node:path";
 import type { AnyTool, CanUseToolFn, ToolUseContext } from "../../../src/core/Tool.js";
 import type { ToolPermissionContext } from "../../../src/core/permissionTypes.js";
 import type { Settings } from "../../../src/settings/types.js";
-import { runToolUse, type ProgressUpdate, type ToolResultUpdate } from "../../../src/core/runToolUse.js";
+import { runToolUse, type ProgressUpdate, type ToolResultUpdate } from "../../../src/core/pipeline/index.js";
 import { createToolUseContext } from "../../../src/core/context.js";
 import { hasPermissionsToUseTool, parsePermissionRule } from "../../../src/permissions/index.js";
 import { GlobTool } from "../../../src/tools/Glob/index.js";

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GrepTool, type GrepOutput } from "../../../src/tools/Grep/index.js";
-import { runTools } from "../../../src/core/runTools.js";
+import { runTools } from "../../../src/core/executor/index.js";
 import { approveAll, assistantMessage } from "../../helpers.js";
 import { bodyLines, ripgrepProcessesIn, run, searchSession, setAge, tempDir, waitForRipgrepExit, writeTree } from "../Glob/searchHelpers.js";
 

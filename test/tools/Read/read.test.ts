@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createEmptyPermissionContext } from "../../../src/core/context.js";
 import { hashContent } from "../../../src/core/fileStateCache.js";
 import type { ImageBlock } from "../../../src/core/messages.js";
-import { runToolsToMessage } from "../../../src/core/runTools.js";
+import { runToolsToMessage } from "../../../src/core/executor/index.js";
 import { ReadTool } from "../../../src/tools/Read/index.js";
 import { readLineWindow } from "../../../src/tools/Read/window.js";
 import { assistantMessage, tempDir } from "../../helpers.js";

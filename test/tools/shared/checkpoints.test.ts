@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { rewindFiles } from "../../../src/core/context.js";
-import { runToolUse } from "../../../src/core/runToolUse.js";
+import { runToolUse } from "../../../src/core/pipeline/index.js";
 import { session } from "./harness.js";
 
 const nb = (source: string) => `${JSON.stringify({ cells: [{ cell_type: "markdown", id: "m", metadata: {}, source }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1)}\n`;

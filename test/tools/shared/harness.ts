@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { runToolUse, type ToolResultUpdate } from "../../../src/core/runToolUse.js";
+import { runToolUse, type ToolResultUpdate } from "../../../src/core/pipeline/index.js";
 import type { CanUseToolFn, ToolUseContext } from "../../../src/core/Tool.js";
 import type { CreateToolUseContextOptions } from "../../../src/core/context.js";
 import type { ToolResultBlockParam } from "../../../src/core/messages.js";

@@ -1,0 +1,99 @@
+import type { CanUseToolFn, ToolUseContext } from "../Tool.js";
+import type { AssistantMessage, ToolUseBlock } from "../messages.js";
+import { classifyToolError, formatError } from "../errors.js";
+import {
+  backfillInput,
+  callTool,
+  checkNotAborted,
+  decidePermission,
+  findTool,
+  mapResult,
+  parseInput,
+  runPostToolUseHooks,
+  runPreToolUseHooks,
+  validateInput,
+  type StageResult,
+} from "./stages.js";
+import { createCallState, emitStatus, errorBlock, wrapError, type CallState, type ResolvedCall, type ToolResultUpdate, type ToolUseUpdate } from "./state.js";
+
+/** The stages between finding the tool and calling it, in order; each may end the call with its result. */
+export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: ResolvedCall) => Promise<StageResult> }> = [
+  { name: "abort check", run: (call) => checkNotAborted(call) },
+  { name: "parse", run: parseInput },
+  { name: "backfill", run: backfillInput },
+  { name: "validate", run: validateInput },
+  { name: "PreToolUse hooks", run: runPreToolUseHooks },
+  { name: "permission", run: decidePermission },
+];
+
+async function* pipeline(state: CallState): AsyncGenerator<ToolUseUpdate, void> {
+  const found = await findTool(state);
+  if ("type" in found) {
+    yield found;
+    return;
+  }
+  for (const stage of STAGES_BEFORE_CALL) {
+    const stop = await stage.run(found);
+    if (stop) {
+      yield stop;
+      return;
+    }
+  }
+  yield* callTool(found);
+  yield (await runPostToolUseHooks(found)) ?? (await mapResult(found));
+}
+
+function runtimeFailure(state: CallState, content: string, error?: unknown): ToolResultUpdate {
+  return {
+    type: "result",
+    toolUseID: state.toolUseID,
+    block: errorBlock(state.toolUseID, wrapError(content)),
+    tool: (state as Partial<ResolvedCall>).tool,
+    outcome: "runtime_error",
+    ...(error !== undefined && { errorLabel: classifyToolError(error) }),
+    notices: [],
+    durationMs: Date.now() - state.started,
+  };
+}
+
+/**
+ * Run one tool_use through the whole pipeline, yielding progress as it happens and exactly one result.
+ * Nothing thrown inside — by the tool, a hook, or the runtime — escapes as anything but that result.
+ * Status changes (validating, awaiting_permission, running, done) go to `context.toolStatus`.
+ */
+export async function* runToolUse(
+  toolUse: ToolUseBlock,
+  assistantMessage: AssistantMessage,
+  canUseTool: CanUseToolFn,
+  context: ToolUseContext,
+): AsyncGenerator<ToolUseUpdate, void> {
+  const state = createCallState(toolUse, assistantMessage, canUseTool, context);
+  let result: ToolResultUpdate | undefined;
+  let announced = false;
+  /** `done` goes out just before the result, so a listener never sees a result for a call still "running". */
+  const conclude = (update: ToolResultUpdate) => {
+    result = update;
+    announced = true;
+    emitStatus(state, "done", { outcome: update.outcome, durationMs: update.durationMs });
+    return update;
+  };
+  emitStatus(state, "validating");
+  try {
+    try {
+      for await (const update of pipeline(state)) {
+        if (update.type === "result") {
+          if (result) continue;
+          yield conclude(update);
+        } else {
+          yield update;
+        }
+      }
+    } catch (err) {
+      if (!result) yield conclude(runtimeFailure(state, `Error: toolgate failed while running this tool: ${formatError(err)}`, err));
+    }
+    if (!result) yield conclude(runtimeFailure(state, "Error: the tool finished without producing a result."));
+  } finally {
+    // The consumer stopped before the result: the board must not keep the call in progress forever.
+    if (!announced) emitStatus(state, "done", { outcome: "cancelled", durationMs: Date.now() - state.started });
+  }
+}

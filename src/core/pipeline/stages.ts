@@ -1,0 +1,273 @@
+/**
+ * The pipeline's stages, in order: find → abort check → parse → backfill → validate → PreToolUse hooks →
+ * permission → call → PostToolUse hooks → map. Each reads and writes one call's state; a stage that ends the
+ * call returns its result (after telling the hooks, so an audit hook sees every call), otherwise undefined.
+ */
+import { isDeepStrictEqual } from "node:util";
+import type { AnyObject, AnyTool, ToolUseContext } from "../Tool.js";
+import type { HookToolIdentity } from "../hookTypes.js";
+import type { PermissionDecision } from "../permissionTypes.js";
+import { findToolByName, getCurrentTools, isDeferredTool } from "../registry.js";
+import { suggestToolName } from "../toolNames.js";
+import { formatZodIssues, parseToolInput } from "../validation.js";
+import { AbortError, classifyToolError, formatError, isAbortError } from "../errors.js";
+import { mapToolResultToToolResultBlockParam, maybePersistLargeToolResult } from "../results.js";
+import { createAsyncQueue } from "../asyncQueue.js";
+import { decideWithoutRules } from "../permissionOrder.js";
+import {
+  absorbHookOutcome,
+  emitStatus,
+  errorBlock,
+  failCall,
+  finishCall,
+  wrapError,
+  type CallState,
+  type ProgressUpdate,
+  type ResolvedCall,
+  type ToolResultUpdate,
+} from "./state.js";
+
+export type StageResult = ToolResultUpdate | undefined;
+
+/** How long an interrupted call may take to wind down before its cancellation result is returned anyway. */
+export const ABORT_GRACE_MS = 2_000;
+
+export const INTERRUPT_MESSAGE =
+  "The user interrupted this tool call, so it did not complete. Stop what you are doing and wait for the user to say how to continue.";
+
+export function cancellationMessage(signal: AbortSignal): string {
+  return signal.reason instanceof AbortError ? signal.reason.message : INTERRUPT_MESSAGE;
+}
+
+/**
+ * A call refused before it ran still reaches the hooks: refused by validation or cancelled →
+ * PostToolUseFailure, denied → PermissionDenied. `input` is the observable input when there is one, else what
+ * the model sent (which may not even be an object).
+ */
+async function tellHooksOfRefusal(
+  state: CallState,
+  tool: HookToolIdentity,
+  input: unknown,
+  event: "PostToolUseFailure" | "PermissionDenied",
+  message: string,
+  isInterrupt = false,
+): Promise<void> {
+  const runner = state.context.hookRunner;
+  if (!runner) return;
+  const args = { tool, input: input as AnyObject, toolUseID: state.toolUseID, context: state.context };
+  if (event === "PostToolUseFailure") {
+    absorbHookOutcome(state, await runner.postToolUseFailure({ ...args, error: message, isInterrupt }), "A PostToolUseFailure hook reported");
+  } else if (runner.permissionDenied) {
+    absorbHookOutcome(state, await runner.permissionDenied({ ...args, reason: message }), "A PermissionDenied hook reported");
+  }
+}
+
+async function refuseInput(call: ResolvedCall, input: unknown, message: string, extra: Partial<ToolResultUpdate> = {}): Promise<ToolResultUpdate> {
+  await tellHooksOfRefusal(call, call.tool, input, "PostToolUseFailure", message);
+  return failCall(call, wrapError(message), "invalid_input", extra);
+}
+
+async function deny(call: ResolvedCall, message: string): Promise<ToolResultUpdate> {
+  await tellHooksOfRefusal(call, call.tool, call.observable, "PermissionDenied", message);
+  return failCall(call, message, "denied");
+}
+
+async function cancel(call: ResolvedCall, input: unknown): Promise<ToolResultUpdate> {
+  const message = cancellationMessage(call.context.abortController.signal);
+  await tellHooksOfRefusal(call, call.tool, input, "PostToolUseFailure", message, true);
+  return failCall(call, message, "cancelled");
+}
+
+function deferredHint(tool: AnyTool, context: ToolUseContext): string {
+  if (!isDeferredTool(tool) || context.getAppState().loadedDeferredTools.has(tool.name)) return "";
+  return `\nThe schema of ${tool.name} has not been loaded in this conversation, so its parameters were guessed. Call ToolSearch with query "select:${tool.name}" to load it, then call ${tool.name} again.`;
+}
+
+/** 1. Find the tool by name or legacy alias; an unknown or disabled tool ends the call with a did-you-mean. */
+export async function findTool(state: CallState): Promise<ResolvedCall | ToolResultUpdate> {
+  const { context, toolName } = state;
+  const tools = getCurrentTools(context);
+  const tool = findToolByName(tools, toolName) ?? context.options.builtinTools?.find((t) => t.aliases?.includes(toolName));
+  if (!tool || !tool.isEnabled()) {
+    const suggestion = suggestToolName(toolName, tools.filter((t) => t.isEnabled()).map((t) => t.name));
+    const message = `No such tool available: ${toolName}${suggestion ? `. Did you mean ${suggestion}?` : ""}`;
+    await tellHooksOfRefusal(state, { name: toolName }, state.toolUse.input, "PostToolUseFailure", message);
+    return finishCall(state, errorBlock(state.toolUseID, wrapError(`Error: ${message}`)), "unknown_tool");
+  }
+  return Object.assign(state, { tool, input: {}, observable: {}, interrupted: false }) as ResolvedCall;
+}
+
+/** 2. A call cancelled before it started (checked again after the permission step, which may have waited). */
+export async function checkNotAborted(call: ResolvedCall, input: unknown = call.toolUse.input): Promise<StageResult> {
+  return call.context.abortController.signal.aborted ? cancel(call, input) : undefined;
+}
+
+/** 3. The tool's schema. */
+export async function parseInput(call: ResolvedCall): Promise<StageResult> {
+  const parsed = parseToolInput(call.tool.inputSchema, call.toolUse.input);
+  if (!parsed.success) {
+    return refuseInput(call, call.toolUse.input, formatZodIssues(call.tool.name, parsed.issues) + deferredHint(call.tool, call.context));
+  }
+  call.input = parsed.data as AnyObject;
+  return undefined;
+}
+
+function observe(call: ResolvedCall, input: AnyObject): AnyObject {
+  const clone = { ...input };
+  call.tool.backfillObservableInput?.(clone, call.context);
+  return clone;
+}
+
+/** 4. The observable clone that hooks and permission checks see (absolute paths and the like). */
+export async function backfillInput(call: ResolvedCall): Promise<StageResult> {
+  call.observable = observe(call, call.input);
+  return undefined;
+}
+
+async function runValidateInput(call: ResolvedCall, input: AnyObject): Promise<StageResult> {
+  const validation = call.tool.validateInput ? await call.tool.validateInput(input, call.context) : { result: true as const };
+  return validation.result ? undefined : refuseInput(call, observe(call, input), validation.message, { errorLabel: `validation:${validation.errorCode}` });
+}
+
+/** 5. The tool's own validation. */
+export async function validateInput(call: ResolvedCall): Promise<StageResult> {
+  return runValidateInput(call, call.input);
+}
+
+/** Input rewritten by a hook or the permission step goes through the schema and validation again. */
+async function adoptInput(call: ResolvedCall, input: unknown, origin: string): Promise<StageResult> {
+  const reparsed = parseToolInput(call.tool.inputSchema, input);
+  if (!reparsed.success) {
+    return refuseInput(call, input, `${origin} the input of ${call.tool.name} into an invalid one.\n${formatZodIssues(call.tool.name, reparsed.issues)}`);
+  }
+  const invalid = await runValidateInput(call, reparsed.data as AnyObject);
+  if (invalid) return invalid;
+  call.input = reparsed.data as AnyObject;
+  call.observable = observe(call, call.input);
+  return undefined;
+}
+
+/** 6. PreToolUse hooks: they may stop the turn, rewrite the input, or say allow / ask / deny. */
+export async function runPreToolUseHooks(call: ResolvedCall): Promise<StageResult> {
+  const runner = call.context.hookRunner;
+  if (!runner) return undefined;
+  const outcome = await runner.preToolUse({ tool: call.tool, input: call.observable, toolUseID: call.toolUseID, context: call.context });
+  absorbHookOutcome(call, outcome);
+  if (outcome.preventContinuation) {
+    return deny(call, `A PreToolUse hook stopped this turn before ${call.tool.name} ran: ${outcome.preventContinuation.reason}`);
+  }
+  if (outcome.updatedInput && !isDeepStrictEqual(outcome.updatedInput, call.observable)) {
+    const rejected = await adoptInput(call, outcome.updatedInput, "A PreToolUse hook rewrote");
+    if (rejected) return rejected;
+  }
+  call.hookDecision = outcome.permissionDecision;
+  if (call.hookDecision?.behavior === "deny") {
+    const reason = call.hookDecision.reason ? `: ${call.hookDecision.reason}` : ".";
+    return deny(call, `A PreToolUse hook blocked this ${call.tool.name} call${reason}`);
+  }
+  return undefined;
+}
+
+/**
+ * 7. Permission: the rule engine (or, without one, the same order with no rules), PermissionRequest hooks,
+ * then canUseTool for what would still ask.
+ */
+export async function decidePermission(call: ResolvedCall): Promise<StageResult> {
+  const { tool, context, toolUseID } = call;
+  let decision: PermissionDecision = context.permissionDecider
+    ? await context.permissionDecider(tool, call.observable, context, { toolUseID, hookDecision: call.hookDecision })
+    : await decideWithoutRules(tool, call.observable, context, call.hookDecision);
+  if (decision.behavior === "ask" && context.hookRunner) {
+    const outcome = await context.hookRunner.permissionRequest({ tool, input: call.observable, toolUseID, context, decision });
+    absorbHookOutcome(call, outcome);
+    if (outcome.decision) decision = outcome.decision;
+  }
+  if (decision.behavior === "ask") {
+    emitStatus(call, "awaiting_permission", { decision, explanation: decision.message });
+    decision = await call.canUseTool(tool, call.observable, context, call.assistantMessage, toolUseID, decision);
+  }
+  if (decision.behavior !== "allow") {
+    return deny(call, decision.behavior === "deny" ? decision.message : `Permission to use ${tool.name} was not granted.`);
+  }
+  if (decision.updatedInput && !isDeepStrictEqual(decision.updatedInput, call.observable)) {
+    const rejected = await adoptInput(call, decision.updatedInput, "The permission step changed");
+    if (rejected) return rejected;
+  }
+  return checkNotAborted(call, call.observable);
+}
+
+/** 8. Call the tool, streaming its progress; an interrupted call gets a grace period to stop what it started. */
+export async function* callTool(call: ResolvedCall): AsyncGenerator<ProgressUpdate, void> {
+  const { tool, toolUseID } = call;
+  const signal = call.context.abortController.signal;
+  emitStatus(call, "running");
+  const queue = createAsyncQueue<ProgressUpdate>();
+  const onAbort = () => {
+    if (!call.settled) call.interrupted = true;
+    queue.close();
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  const callContext: ToolUseContext = { ...call.context, toolUseID };
+  try {
+    const done = Promise.resolve()
+      .then(() =>
+        tool.call(call.input, callContext, call.canUseTool, call.assistantMessage, (progress) =>
+          queue.push({ type: "progress", toolUseID, data: progress.data }),
+        ),
+      )
+      .then(
+        (value) => (call.settled = { ok: true, value }),
+        (error) => (call.settled = { ok: false, error }),
+      )
+      .finally(() => queue.close());
+    for await (const progress of queue) yield progress;
+    if (!call.settled) await Promise.race([done, new Promise((resolve) => setTimeout(resolve, ABORT_GRACE_MS).unref())]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * 9. Hooks after the call: PostToolUseFailure for a failure or an interrupt (which end the call here),
+ * PostToolUse for a success.
+ */
+export async function runPostToolUseHooks(call: ResolvedCall): Promise<StageResult> {
+  const { context, tool, toolUseID } = call;
+  const result = call.settled;
+  const failed = async (error: string, isInterrupt: boolean) => {
+    if (!context.hookRunner) return;
+    const outcome = await context.hookRunner.postToolUseFailure({ tool, input: call.observable, toolUseID, context, error, isInterrupt });
+    absorbHookOutcome(call, outcome, "A PostToolUseFailure hook reported");
+  };
+  // An interrupted call is cancelled even if the tool wound down with a value: the model must stop and wait.
+  if (!result || call.interrupted || (!result.ok && isAbortError(result.error))) {
+    const message = cancellationMessage(context.abortController.signal);
+    await failed(message, true);
+    return failCall(call, message, "cancelled");
+  }
+  if (!result.ok) {
+    const message = formatError(result.error);
+    await failed(message, false);
+    return failCall(call, wrapError(`Error: ${message}`), "tool_error", { errorLabel: classifyToolError(result.error) });
+  }
+  if (context.hookRunner) {
+    const outcome = await context.hookRunner.postToolUse({ tool, input: call.observable, toolUseID, context, response: result.value.data });
+    absorbHookOutcome(call, outcome, "A PostToolUse hook objected to this result");
+  }
+  return undefined;
+}
+
+/** 10. Map the output to a tool_result, persisting it when it is too large. */
+export async function mapResult(call: ResolvedCall): Promise<ToolResultUpdate> {
+  const settled = call.settled;
+  if (!settled?.ok) throw new Error("mapResult needs a successful call");
+  const { value } = settled;
+  const block = await maybePersistLargeToolResult(call.tool, mapToolResultToToolResultBlockParam(call.tool, value.data, call.toolUseID), call.context);
+  return finishCall(call, block, block.is_error ? "tool_error" : "success", {
+    tool: call.tool,
+    output: value.data,
+    contextModifier: value.contextModifier,
+    newMessages: value.newMessages,
+    mcpMeta: value.mcpMeta,
+  });
+}

@@ -13,7 +13,11 @@ export type JSONSchema = { type?: string; [key: string]: unknown };
 
 export type AnyObject = Record<string, unknown>;
 
-export type ValidationResult = { result: true } | { result: false; message: string; errorCode: number };
+/**
+ * `prepared`: what validation worked out (an edit plan, say), handed to `call()` as `context.validated` so the
+ * tool need not redo it. The pipeline keeps it per call; input rewritten by a hook is validated, and prepared, again.
+ */
+export type ValidationResult = { result: true; prepared?: unknown } | { result: false; message: string; errorCode: number };
 
 export interface ToolProgress<P = unknown> {
   toolUseID: string;
@@ -96,6 +100,12 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
    * command usually means the commands beside it are pointless).
    */
   readonly cancelsSiblingsOnError?: boolean;
+  /**
+   * Which rules judge this tool's target besides rules naming the tool itself: `read` (`Read(...)` path
+   * rules), `edit` (`Edit(...)` path rules), `command` (its own command matcher), `domain` (`WebFetch(domain:...)`).
+   * For documentation and listings; the tool's checkPermissions applies them.
+   */
+  readonly ruleFamily?: "read" | "edit" | "command" | "domain";
 
   // schemas
   readonly inputSchema: z.ZodType<Input, unknown>;
@@ -214,6 +224,8 @@ export interface ToolUseContext {
   queryTracking?: { chainId: string; depth: number };
   /** Set on the per-call context handed to `call()`. */
   toolUseID?: string;
+  /** Set on the per-call context handed to `call()`: what this call's validateInput prepared. */
+  validated?: unknown;
   /** The permission rule engine; without one, the tool's own checkPermissions decides (passthrough → ask). */
   permissionDecider?: PermissionDecider;
   hookRunner?: HookRunner;

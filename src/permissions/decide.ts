@@ -1,13 +1,5 @@
 import type { AnyObject, AnyTool, HookPermissionDecision, PermissionDecider, ToolUseContext } from "../core/Tool.js";
-import type {
-  PermissionAskDecision,
-  PermissionDecision,
-  PermissionDecisionReason,
-  PermissionDenyDecision,
-  PermissionResult,
-  PermissionRule,
-  ToolPermissionContext,
-} from "../core/permissionTypes.js";
+import type { PermissionAskDecision, PermissionDecision, PermissionDecisionReason, PermissionDenyDecision, PermissionRule, ToolPermissionContext } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
 import { checkToolPermissions, isForcedAsk, orderDecision } from "../core/permissionOrder.js";
 import { describeRule } from "./describe.js";

@@ -8,7 +8,7 @@ export {
   matchingReadDenyRule,
   protectedPathReason,
 } from "./fileChecks.js";
-export { readDenyGlobsForRoot, resolvePatternRoot, matchPathRule, READ_RULE_TOOLS, EDIT_RULE_TOOLS, type PathRuleTool } from "./pathRules.js";
+export { readDenyGlobsForRoot, resolvePatternRoot, matchPathRule, type PathRuleTool } from "./pathRules.js";
 export { getWorkingDirectories, isInWorkingDirectories, resolveRealPath } from "./paths.js";
 export { getContentRulesForTool, getWholeToolRule, ruleMatchesWholeTool, ruleToString, compareRulesByPrecedence } from "./rules.js";
 export { matchCommandPattern, commandRulePrefix, matchDomainRule, hostOfUrl, domainRuleContentForUrl } from "./matchers.js";

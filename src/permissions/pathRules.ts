@@ -6,11 +6,8 @@ import type { PermissionBehavior, PermissionRule, ToolPermissionContext } from "
 import { compareRulesByPrecedence, contentRulesView, wholeToolRulesView } from "./rules.js";
 import { resolveRealPath, userHomeDir } from "./paths.js";
 
-/** `Read(...)` rules govern Read, Glob and Grep; `Edit(...)` rules govern Edit, MultiEdit, Write, NotebookEdit. */
+/** The two path-rule families. Which tools each judges, the tools declare (`ruleFamily`). */
 export type PathRuleTool = "Read" | "Edit";
-
-export const READ_RULE_TOOLS = ["Read", "Glob", "Grep"] as const;
-export const EDIT_RULE_TOOLS = ["Edit", "MultiEdit", "Write", "NotebookEdit"] as const;
 
 /**
  * A rule's pattern split into the directory it is relative to and a gitignore pattern:

@@ -126,7 +126,9 @@ export async function backfillInput(call: ResolvedCall): Promise<StageResult> {
 
 async function runValidateInput(call: ResolvedCall, input: AnyObject): Promise<StageResult> {
   const validation = call.tool.validateInput ? await call.tool.validateInput(input, call.context) : { result: true as const };
-  return validation.result ? undefined : refuseInput(call, observe(call, input), validation.message, { errorLabel: `validation:${validation.errorCode}` });
+  if (!validation.result) return refuseInput(call, observe(call, input), validation.message, { errorLabel: `validation:${validation.errorCode}` });
+  call.prepared = validation.prepared;
+  return undefined;
 }
 
 /** 5. The tool's own validation. */
@@ -207,7 +209,7 @@ export async function* callTool(call: ResolvedCall): AsyncGenerator<ProgressUpda
     queue.close();
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  const callContext: ToolUseContext = { ...call.context, toolUseID };
+  const callContext: ToolUseContext = { ...call.context, toolUseID, validated: call.prepared };
   try {
     const done = Promise.resolve()
       .then(() =>

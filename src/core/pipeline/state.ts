@@ -60,6 +60,8 @@ export interface ResolvedCall extends CallState {
   input: AnyObject;
   observable: AnyObject;
   hookDecision?: HookPermissionDecision;
+  /** What the last successful validateInput prepared for `call()`. */
+  prepared?: unknown;
   settled?: CallSettlement;
   /** The abort signal fired while `call()` was still running. */
   interrupted: boolean;

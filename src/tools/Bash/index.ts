@@ -139,6 +139,7 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
     if (!input.command.trim()) return { result: false, message: "The command is empty.", errorCode: 1 };
     return { result: true };
   },
+  ruleFamily: "command",
   async checkPermissions(input, context) {
     return checkBashCommandPermission({
       command: input.command,

@@ -20,6 +20,7 @@ import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath, st
 import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
 import { normalizeToLf } from "../shared/lineEndings.js";
 import type { ChangedRange } from "../shared/patch.js";
+import { createFileWriter, refusalCodes, type FileWriter, type Refusal } from "../shared/fileWriter.js";
 import { stringSource, utf8BytesSource, type TextSource } from "../shared/textSource.js";
 import { editDenial, missingFileMessage, resolveToolPath } from "../shared/toolPaths.js";
 import { applyEditsToText, applyEditsToUtf8Bytes, type AppliedEdit, type EditSpec } from "./applyEdits.js";
@@ -31,46 +32,35 @@ const BYTE_MODE_MIN_BYTES = 256 * 1024 ** 2;
 /** UTF-8 files from this size first try an exact match on the bytes, decoding only if that cannot decide. */
 const BYTE_FAST_PATH_MIN_BYTES = 4 * 1024 ** 2;
 
-export type EditErrorCode =
-  | "identical"
-  | "denied"
-  | "too_large"
-  | "missing"
-  | "exists"
-  | "notebook"
-  | "not_read"
-  | "stale"
-  | "no_match"
-  | "ambiguous"
-  | "not_a_file"
-  | "binary"
-  | "undecodable"
-  | "read_only"
-  | "unrepresentable"
-  | "empty_old_string";
+/** Refusal codes, numbered from 1 in this order (SPEC order first) for ValidationResult.errorCode; append only. */
+const EDIT_ERROR_CODES = [
+  "identical",
+  "denied",
+  "too_large",
+  "missing",
+  "exists",
+  "notebook",
+  "not_read",
+  "stale",
+  "no_match",
+  "ambiguous",
+  "not_a_file",
+  "binary",
+  "undecodable",
+  "read_only",
+  "unrepresentable",
+  "empty_old_string",
+] as const;
 
-/** Numeric codes for ValidationResult.errorCode (telemetry), in SPEC order first. */
-const ERROR_NUMBERS: Record<EditErrorCode, number> = {
-  identical: 1,
-  denied: 2,
-  too_large: 3,
-  missing: 4,
-  exists: 5,
-  notebook: 6,
-  not_read: 7,
-  stale: 8,
-  no_match: 9,
-  ambiguous: 10,
-  not_a_file: 11,
-  binary: 12,
-  undecodable: 13,
-  read_only: 14,
-  unrepresentable: 15,
-  empty_old_string: 16,
-};
+export type EditErrorCode = (typeof EDIT_ERROR_CODES)[number];
+
+const refuse = refusalCodes(EDIT_ERROR_CODES);
 
 export interface EditFileRequest {
-  toolName: "Edit" | "MultiEdit";
+  /** The tool's name, as messages name it. */
+  toolName: string;
+  /** Several edits in one call: refusals say which edit failed and that none was applied. */
+  numbered?: boolean;
   filePath: string;
   edits: readonly EditSpec[];
 }
@@ -100,11 +90,9 @@ export interface PreparedEdit {
   ranges: ChangedRange[];
 }
 
-export type PrepareResult = { ok: true; edit: PreparedEdit } | { ok: false; code: EditErrorCode; errorCode: number; message: string };
+export type PrepareResult = { ok: true; edit: PreparedEdit } | Refusal<EditErrorCode>;
 
-function fail(code: EditErrorCode, message: string): PrepareResult {
-  return { ok: false, code, errorCode: ERROR_NUMBERS[code], message };
-}
+const fail = (code: EditErrorCode, message: string): PrepareResult => refuse(code, message);
 
 function readWhole(absPath: string): { raw: Buffer; stat: fs.Stats } {
   const fd = fs.openSync(absPath, "r");
@@ -123,7 +111,7 @@ function edited(edit: Omit<PreparedEdit, "oldSource" | "newSource"> & { oldLf: s
 
 export function prepareFileEdit(request: EditFileRequest, context: ToolUseContext, options: EditFileOptions = {}): PrepareResult {
   const { edits } = request;
-  const multi = request.toolName === "MultiEdit";
+  const multi = request.numbered === true;
   const which = (i: number) => (multi ? `Edit ${i + 1} of ${edits.length} failed: ` : "");
   const untouched = multi ? " No edit was applied; the file is unchanged. Fix that edit and send all the edits again." : "";
 
@@ -301,25 +289,22 @@ function prepareAsText(
   });
 }
 
-/**
- * The critical section's re-read: when validation already prepared this exact input, and the file's bytes
- * and its readFileState entry are still the ones validation saw, its result stands; otherwise everything is
- * checked and computed again from the fresh bytes.
- */
-export function reprepareFileEdit(
-  request: EditFileRequest,
-  context: ToolUseContext,
-  validated: PreparedEdit | undefined,
-): PrepareResult {
-  if (validated?.raw && validated.state && !validated.creates) {
-    const absPath = resolveToolPath(request.filePath, context);
-    if (absPath === validated.absPath && lookupFileState(context, absPath) === validated.state) {
-      const stat = statIfExists(absPath);
-      if (stat?.isFile() && stat.size === validated.raw.length) {
-        const { raw } = readWhole(absPath);
-        if (raw.equals(validated.raw) && editDenial(absPath, context) === undefined) return { ok: true, edit: validated };
-      }
-    }
-  }
-  return prepareFileEdit(request, context);
+/** The writer Edit and MultiEdit share: prepare in validation, commit the plan (or a fresh one) in call(). */
+export function createEditWriter<Input>(label: string, toRequest: (input: Input) => EditFileRequest): FileWriter<Input, PreparedEdit> {
+  return createFileWriter<Input, PreparedEdit>({
+    label,
+    filePath: (input) => toRequest(input).filePath,
+    prepare(input, context) {
+      const prepared = prepareFileEdit(toRequest(input), context);
+      return prepared.ok ? { ok: true, plan: prepared.edit } : prepared;
+    },
+    write: (edit) => ({
+      absPath: edit.absPath,
+      bytes: edit.newBytes,
+      text: edit.newText,
+      createParents: edit.creates,
+      coversWholeFile: edit.applied[0]?.strategy === "create" || (edit.state?.coversWholeFile ?? false),
+      basis: edit.raw && edit.state && !edit.creates ? { raw: edit.raw, state: edit.state } : undefined,
+    }),
+  });
 }

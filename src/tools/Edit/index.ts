@@ -1,13 +1,11 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
-import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import { buildStructuredPatch, type StructuredPatchHunk } from "../shared/patch.js";
 import { snippetAround, type Snippet } from "../shared/snippet.js";
-import { observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
+import { fileTarget } from "../shared/toolPaths.js";
 import type { MatchStrategy } from "./match.js";
-import type { EditFileRequest, PreparedEdit } from "./editFile.js";
-import { createFileEditLifecycle } from "./lifecycle.js";
+import { createEditWriter, type EditFileRequest, type PreparedEdit } from "./editFile.js";
 import { EDIT_DESCRIPTION, EDIT_PROMPT } from "./prompt.js";
 
 export const EDIT_TOOL_NAME = "Edit";
@@ -62,7 +60,7 @@ function request(input: EditInput): EditFileRequest {
   return { toolName: "Edit", filePath: input.file_path, edits: [input] };
 }
 
-const lifecycle = createFileEditLifecycle(request, "edit");
+const writer = createEditWriter("edit", request);
 
 /** What Edit and MultiEdit report about a written edit: the file before it, the hunks, the edited region now. */
 export function editReport(edit: PreparedEdit): { originalFile: string | null; structuredPatch: StructuredPatchHunk[]; snippet: Snippet } {
@@ -103,18 +101,12 @@ export const EditTool = buildTool({
   userFacingName: (input) => (input?.old_string === "" ? "Create" : "Update"),
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
-  getPath: (input, context) => observablePath(input.file_path, context),
-  backfillObservableInput(input: EditInput, context: ToolUseContext) {
-    input.file_path = observablePath(input.file_path, context);
-  },
+  ...fileTarget<EditInput>("file_path", "edit"),
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.new_string}`,
-  async checkPermissions(input, context) {
-    return writePermission(resolveToolPath(input.file_path, context), context);
-  },
-  validateInput: (input, context) => lifecycle.validateInput(input, context),
+  validateInput: (input, context) => writer.validateInput(input, context),
   // Synchronous from the re-read to the write: nothing else can run in between.
   async call(input, context, _canUseTool, parentMessage) {
-    const edit = lifecycle.commit(input, context, parentMessage);
+    const edit = writer.commit(input, context, parentMessage);
     return { data: editOutput(input, edit) };
   },
   mapToolResultToToolResultBlockParam(output: EditOutput, toolUseID: string): ToolResultBlockParam {

@@ -79,6 +79,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
     return { result: true };
   },
 
+  ruleFamily: "read",
   async checkPermissions(input, context) {
     return readPermission(searchRootOf(input, context), context);
   },

@@ -85,6 +85,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
     return { result: true };
   },
 
+  ruleFamily: "read",
   async checkPermissions(input, context) {
     return readPermission(targetOf(input, context), context);
   },

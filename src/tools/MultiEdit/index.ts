@@ -1,13 +1,11 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
-import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import type { StructuredPatchHunk } from "../shared/patch.js";
 import type { Snippet } from "../shared/snippet.js";
-import { observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
+import { fileTarget } from "../shared/toolPaths.js";
 import type { AppliedEdit } from "../Edit/applyEdits.js";
-import type { EditFileRequest } from "../Edit/editFile.js";
-import { createFileEditLifecycle } from "../Edit/lifecycle.js";
+import { createEditWriter, type EditFileRequest } from "../Edit/editFile.js";
 import { editOutcomeNote, editReport, formatSnippet } from "../Edit/index.js";
 import { MULTI_EDIT_DESCRIPTION, MULTI_EDIT_PROMPT } from "./prompt.js";
 
@@ -36,10 +34,10 @@ export interface MultiEditOutput {
 }
 
 function request(input: MultiEditInput): EditFileRequest {
-  return { toolName: "MultiEdit", filePath: input.file_path, edits: input.edits };
+  return { toolName: "MultiEdit", filePath: input.file_path, edits: input.edits, numbered: true };
 }
 
-const lifecycle = createFileEditLifecycle(request, "multiedit");
+const writer = createEditWriter("multiedit", request);
 
 export const MultiEditTool = buildTool({
   name: MULTI_EDIT_TOOL_NAME,
@@ -52,18 +50,12 @@ export const MultiEditTool = buildTool({
   userFacingName: () => "Update",
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
-  getPath: (input, context) => observablePath(input.file_path, context),
-  backfillObservableInput(input: MultiEditInput, context: ToolUseContext) {
-    input.file_path = observablePath(input.file_path, context);
-  },
+  ...fileTarget<MultiEditInput>("file_path", "edit"),
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.edits.map((e) => e.new_string).join("\n")}`,
-  async checkPermissions(input, context) {
-    return writePermission(resolveToolPath(input.file_path, context), context);
-  },
-  validateInput: (input, context) => lifecycle.validateInput(input, context),
+  validateInput: (input, context) => writer.validateInput(input, context),
   // Synchronous from the re-read to the write, like Edit.
   async call(input, context, _canUseTool, parentMessage) {
-    const edit = lifecycle.commit(input, context, parentMessage);
+    const edit = writer.commit(input, context, parentMessage);
     const output: MultiEditOutput = {
       filePath: input.file_path,
       edits: input.edits.map((e, i) => ({ ...e, ...edit.applied[i] })),

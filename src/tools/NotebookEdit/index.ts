@@ -4,15 +4,15 @@ import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import type { FileState } from "../../core/fileStateCache.js";
-import { commitFileWrite, readOnlyReason } from "../shared/commit.js";
+import { readOnlyReason } from "../shared/commit.js";
+import { createFileWriter, refusalCodes, type Prepared } from "../shared/fileWriter.js";
 import { decodeText, sniffEncoding, tryEncodeText } from "../shared/encoding.js";
-import { FileToolError } from "../shared/errors.js";
 import { describeSpecialFile, isNotebookPath, statIfExists } from "../shared/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
 import { normalizeToLf } from "../shared/lineEndings.js";
 import { cellDisplayId, findCellIndex, notebookLanguage, parseNotebook } from "../shared/notebook.js";
 import { buildStructuredPatch, diffRange, type StructuredPatchHunk } from "../shared/patch.js";
-import { editDenial, missingFileMessage, observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
+import { editDenial, fileTarget, missingFileMessage, resolveToolPath } from "../shared/toolPaths.js";
 import { applyCellEdit, detectJsonLayout, renderEditedNotebook, type EditMode } from "./notebookEdit.js";
 import { NOTEBOOK_EDIT_DESCRIPTION, NOTEBOOK_EDIT_PROMPT } from "./prompt.js";
 
@@ -42,6 +42,8 @@ export interface NotebookEditOutput {
 interface PreparedNotebookEdit {
   absPath: string;
   state: FileState;
+  /** The notebook's bytes when the edit was planned. */
+  raw: Buffer;
   bytes: Buffer;
   text: string;
   originalText: string;
@@ -50,39 +52,54 @@ interface PreparedNotebookEdit {
   language: string;
 }
 
-type Prepared = { ok: true; edit: PreparedNotebookEdit } | { ok: false; code: string; errorCode: number; message: string };
+/** Refusal codes, numbered from 1 in this order for ValidationResult.errorCode; append only. */
+const NOTEBOOK_EDIT_ERROR_CODES = [
+  "denied",
+  "not_notebook",
+  "missing",
+  "not_a_file",
+  "not_read",
+  "stale",
+  "read_only",
+  "invalid",
+  "cell_not_found",
+  "cell_id_required",
+  "cell_type_required",
+  "unrepresentable",
+] as const;
+const fail = refusalCodes(NOTEBOOK_EDIT_ERROR_CODES);
 
-const fail = (code: string, errorCode: number, message: string): Prepared => ({ ok: false, code, errorCode, message });
+type PrepareResult = Prepared<PreparedNotebookEdit, (typeof NOTEBOOK_EDIT_ERROR_CODES)[number]>;
 
 function listCells(ids: string[]): string {
   const shown = ids.slice(0, 20).join(", ");
   return ids.length > 20 ? `${shown}, … (${ids.length} cells)` : shown;
 }
 
-function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext): Prepared {
+function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext): PrepareResult {
   const absPath = resolveToolPath(input.notebook_path, context);
   const denied = editDenial(absPath, context);
-  if (denied) return fail("denied", 1, `${denied} Do not try to change this file another way.`);
-  if (!isNotebookPath(absPath)) return fail("not_notebook", 2, `${absPath} is not a Jupyter notebook (.ipynb). Use Edit for other files.`);
+  if (denied) return fail("denied", `${denied} Do not try to change this file another way.`);
+  if (!isNotebookPath(absPath)) return fail("not_notebook", `${absPath} is not a Jupyter notebook (.ipynb). Use Edit for other files.`);
   const stat = statIfExists(absPath);
-  if (!stat) return fail("missing", 3, missingFileMessage(absPath, context, "To create a notebook, use Write with the notebook's JSON."));
-  if (!stat.isFile()) return fail("not_a_file", 4, `${absPath} is ${describeSpecialFile(stat)}, not a notebook file.`);
+  if (!stat) return fail("missing", missingFileMessage(absPath, context, "To create a notebook, use Write with the notebook's JSON."));
+  if (!stat.isFile()) return fail("not_a_file", `${absPath} is ${describeSpecialFile(stat)}, not a notebook file.`);
 
   const state = lookupFileState(context, absPath);
   if (!state || state.isPartialView) {
-    return fail("not_read", 5, `${absPath} has not been read in this session. Read the notebook first (it shows each cell's id), then retry.`);
+    return fail("not_read", `${absPath} has not been read in this session. Read the notebook first (it shows each cell's id), then retry.`);
   }
   const raw = fs.readFileSync(absPath);
   const current = { mtimeMs: stat.mtimeMs, size: raw.length };
-  if (checkStaleness(state, current, () => raw).stale) return fail("stale", 6, staleFileMessage(absPath, state, current, "the notebook edit"));
+  if (checkStaleness(state, current, () => raw).stale) return fail("stale", staleFileMessage(absPath, state, current, "the notebook edit"));
   const readOnly = readOnlyReason(absPath, stat);
-  if (readOnly) return fail("read_only", 7, `${absPath} cannot be edited: ${readOnly}.`);
+  if (readOnly) return fail("read_only", `${absPath} cannot be edited: ${readOnly}.`);
 
   const sniff = sniffEncoding(raw, true);
-  if (sniff.kind !== "text") return fail("invalid", 8, `${absPath} is not a text file, so it is not a valid notebook.`);
+  if (sniff.kind !== "text") return fail("invalid", `${absPath} is not a text file, so it is not a valid notebook.`);
   const originalText = decodeText(raw, sniff.encoding);
   const parsed = parseNotebook(originalText);
-  if (!parsed.ok) return fail("invalid", 8, `${absPath} cannot be edited as a notebook: ${parsed.error}. Repair it with Edit or Write first.`);
+  if (!parsed.ok) return fail("invalid", `${absPath} cannot be edited as a notebook: ${parsed.error}. Repair it with Edit or Write first.`);
   const notebook = parsed.notebook;
   const ids = notebook.cells.map((cell, i) => cellDisplayId(cell, i));
 
@@ -92,13 +109,13 @@ function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext):
     index = findCellIndex(notebook, input.cell_id);
     if (index === -1) {
       const known = ids.length ? ` Its cells are: ${listCells(ids)} (cell-0 … cell-${ids.length - 1} also work, by position).` : " It has no cells.";
-      return fail("cell_not_found", 9, `No cell with id ${JSON.stringify(input.cell_id)} in ${absPath}.${known}`);
+      return fail("cell_not_found", `No cell with id ${JSON.stringify(input.cell_id)} in ${absPath}.${known}`);
     }
   } else if (mode !== "insert") {
-    return fail("cell_id_required", 10, `cell_id is required to ${mode} a cell. Read the notebook to see the cell ids.`);
+    return fail("cell_id_required", `cell_id is required to ${mode} a cell. Read the notebook to see the cell ids.`);
   }
   if (mode === "insert" && !input.cell_type) {
-    return fail("cell_type_required", 11, `cell_type ("code" or "markdown") is required to insert a cell.`);
+    return fail("cell_type_required", `cell_type ("code" or "markdown") is required to insert a cell.`);
   }
 
   const before = notebook.cells.length;
@@ -107,9 +124,23 @@ function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext):
   const result = applyCellEdit(notebook, edit);
   const text = renderEditedNotebook(originalText, before, notebook, edit, layout);
   const encoded = tryEncodeText(text, sniff.encoding);
-  if (!encoded.ok) return fail("unrepresentable", 12, encoded.message);
-  return { ok: true, edit: { absPath, state, bytes: encoded.bytes, text, originalText, cellId: result.cellId, cellType: result.cellType, language: notebookLanguage(notebook) } };
+  if (!encoded.ok) return fail("unrepresentable", encoded.message);
+  return { ok: true, plan: { absPath, state, raw, bytes: encoded.bytes, text, originalText, cellId: result.cellId, cellType: result.cellType, language: notebookLanguage(notebook) } };
 }
+
+const writer = createFileWriter<NotebookEditInput, PreparedNotebookEdit>({
+  label: "notebookedit",
+  filePath: (input) => input.notebook_path,
+  prepare: prepareNotebookEdit,
+  write: (edit) => ({
+    absPath: edit.absPath,
+    bytes: edit.bytes,
+    text: edit.text,
+    createParents: false,
+    coversWholeFile: edit.state.coversWholeFile ?? false,
+    basis: { raw: edit.raw, state: edit.state },
+  }),
+});
 
 export const NotebookEditTool = buildTool({
   name: NOTEBOOK_EDIT_TOOL_NAME,
@@ -124,31 +155,12 @@ export const NotebookEditTool = buildTool({
   userFacingName: () => "Edit Notebook",
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
-  getPath: (input, context) => observablePath(input.notebook_path, context),
-  backfillObservableInput(input: NotebookEditInput, context: ToolUseContext) {
-    input.notebook_path = observablePath(input.notebook_path, context);
-  },
+  ...fileTarget<NotebookEditInput>("notebook_path", "edit"),
   toAutoClassifierInput: (input) => `${input.notebook_path} ${input.edit_mode}: ${input.new_source}`,
-  async checkPermissions(input, context) {
-    return writePermission(resolveToolPath(input.notebook_path, context), context);
-  },
-  async validateInput(input, context) {
-    const prepared = prepareNotebookEdit(input, context);
-    return prepared.ok ? { result: true } : { result: false, message: prepared.message, errorCode: prepared.errorCode };
-  },
+  validateInput: (input, context) => writer.validateInput(input, context),
   // Synchronous from the re-read to the write.
   async call(input, context, _canUseTool, parentMessage) {
-    const prepared = prepareNotebookEdit(input, context);
-    if (!prepared.ok) throw new FileToolError(prepared.message, `notebookedit:${prepared.code}`);
-    const { edit } = prepared;
-    commitFileWrite({
-      context,
-      parentMessage,
-      absPath: edit.absPath,
-      bytes: edit.bytes,
-      text: edit.text,
-      coversWholeFile: edit.state.coversWholeFile ?? false,
-    });
+    const edit = writer.commit(input, context, parentMessage);
     const oldLf = normalizeToLf(edit.originalText);
     const newLf = normalizeToLf(edit.text);
     const output: NotebookEditOutput = {

@@ -18,7 +18,7 @@ import {
 import { lookupFileState, MAX_HASHED_BYTES, recordFileState, unchangedByStat } from "../shared/fileState.js";
 import { parseNotebook } from "../shared/notebook.js";
 import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, numberLines } from "../shared/readFormat.js";
-import { missingFileMessage, observablePath, readDenial, readPermission, resolveToolPath } from "../shared/toolPaths.js";
+import { fileTarget, missingFileMessage, readDenial, resolveToolPath } from "../shared/toolPaths.js";
 import { MAX_IMAGE_BYTES, sniffImage, type ImageMediaType } from "./image.js";
 import { renderNotebook, type NotebookImage } from "./notebook.js";
 import { DEFAULT_PDF_PAGES, extractPdfText, parsePageRange, type PageRange } from "./pdf.js";
@@ -260,14 +260,8 @@ export const ReadTool = buildTool({
   userFacingName: () => "Read",
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  getPath: (input, context) => observablePath(input.file_path, context),
-  backfillObservableInput(input: ReadInput, context: ToolUseContext) {
-    input.file_path = observablePath(input.file_path, context);
-  },
+  ...fileTarget<ReadInput>("file_path", "read"),
   toAutoClassifierInput: (input) => input.file_path,
-  async checkPermissions(input, context) {
-    return readPermission(resolveToolPath(input.file_path, context), context);
-  },
   async validateInput(input, context) {
     const absPath = resolveToolPath(input.file_path, context);
     const denied = readDenial(absPath, context);

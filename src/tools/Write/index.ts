@@ -4,14 +4,14 @@ import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import type { FileState } from "../../core/fileStateCache.js";
-import { commitFileWrite, readOnlyReason } from "../shared/commit.js";
+import { readOnlyReason } from "../shared/commit.js";
+import { createFileWriter, refusalCodes, type Prepared } from "../shared/fileWriter.js";
 import { decodeText, sniffEncoding, tryEncodeText, type TextEncoding } from "../shared/encoding.js";
-import { FileToolError } from "../shared/errors.js";
 import { blockedDevicePath, describeSpecialFile, statIfExists } from "../shared/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
 import { dominantLineEnding, normalizeToLf, toLfView, withLineEnding } from "../shared/lineEndings.js";
 import { buildStructuredPatch, diffRange, type StructuredPatchHunk } from "../shared/patch.js";
-import { editDenial, observablePath, resolveToolPath, writePermission } from "../shared/toolPaths.js";
+import { editDenial, fileTarget, resolveToolPath } from "../shared/toolPaths.js";
 import { ORIGINAL_FILE_MAX_CHARS } from "../Edit/index.js";
 import { WRITE_DESCRIPTION, WRITE_PROMPT } from "./prompt.js";
 
@@ -39,47 +39,52 @@ interface PreparedWrite {
   bytes: Buffer;
   text: string;
   originalText?: string;
+  /** The bytes and read state of the file being replaced. */
+  basis?: { raw: Buffer; state: FileState };
 }
 
-type Prepared = { ok: true; write: PreparedWrite } | { ok: false; message: string; code: string; errorCode: number };
+/** Refusal codes, numbered from 1 in this order for ValidationResult.errorCode; append only. */
+const WRITE_ERROR_CODES = ["denied", "not_a_file", "not_read", "partial_read", "stale", "read_only", "unrepresentable"] as const;
+const fail = refusalCodes(WRITE_ERROR_CODES);
 
-const fail = (code: string, errorCode: number, message: string): Prepared => ({ ok: false, code, errorCode, message });
+type PrepareResult = Prepared<PreparedWrite, (typeof WRITE_ERROR_CODES)[number]>;
 
 function describeWindow(state: FileState): string {
   return state.offset !== undefined ? ` (Read showed it from line ${state.offset}, at most ${state.limit ?? "?"} lines, not the whole file)` : "";
 }
 
 /** Every check and the new bytes, synchronously: validation and the critical section share it. */
-function prepareWrite(input: WriteInput, context: ToolUseContext): Prepared {
+function prepareWrite(input: WriteInput, context: ToolUseContext): PrepareResult {
   const absPath = resolveToolPath(input.file_path, context);
   const denied = editDenial(absPath, context);
-  if (denied) return fail("denied", 1, `${denied} Do not try to write this file another way.`);
+  if (denied) return fail("denied", `${denied} Do not try to write this file another way.`);
   const blocked = blockedDevicePath(absPath);
-  if (blocked) return fail("not_a_file", 2, `${blocked}; Write only writes regular files.`);
+  if (blocked) return fail("not_a_file", `${blocked}; Write only writes regular files.`);
 
   const stat = statIfExists(absPath);
-  if (stat && !stat.isFile()) return fail("not_a_file", 2, `${absPath} is ${describeSpecialFile(stat)}, so Write cannot replace it with a file.`);
-  if (!stat) return { ok: true, write: { absPath, exists: false, bytes: Buffer.from(input.content, "utf8"), text: input.content } };
+  if (stat && !stat.isFile()) return fail("not_a_file", `${absPath} is ${describeSpecialFile(stat)}, so Write cannot replace it with a file.`);
+  if (!stat) return { ok: true, plan: { absPath, exists: false, bytes: Buffer.from(input.content, "utf8"), text: input.content } };
 
   let encoding: TextEncoding = "utf8";
   let originalText = "";
+  let basis: PreparedWrite["basis"];
   if (stat.size > 0) {
     const state = lookupFileState(context, absPath);
     if (!state || state.isPartialView) {
-      return fail("not_read", 3, `${absPath} already exists and has not been read in this session. Write replaces the whole file, so Read it first (all of it), then retry. To change only part of it, use Edit.`);
+      return fail("not_read", `${absPath} already exists and has not been read in this session. Write replaces the whole file, so Read it first (all of it), then retry. To change only part of it, use Edit.`);
     }
     if (!state.coversWholeFile) {
       return fail(
         "partial_read",
-        4,
         `${absPath} exists and you have only seen part of it${describeWindow(state)}. Write replaces the whole file, so lines you have not seen would be lost. Read the whole file first (give Read a limit above its line count), or change it with Edit or MultiEdit.`,
       );
     }
     const raw = fs.readFileSync(absPath);
+    basis = { raw, state };
     const current = { mtimeMs: stat.mtimeMs, size: raw.length };
-    if (checkStaleness(state, current, () => raw).stale) return fail("stale", 5, staleFileMessage(absPath, state, current, "the write"));
+    if (checkStaleness(state, current, () => raw).stale) return fail("stale", staleFileMessage(absPath, state, current, "the write"));
     const readOnly = readOnlyReason(absPath, stat);
-    if (readOnly) return fail("read_only", 6, `${absPath} cannot be written: ${readOnly}.`);
+    if (readOnly) return fail("read_only", `${absPath} cannot be written: ${readOnly}.`);
     const sniff = sniffEncoding(raw, true);
     if (sniff.kind === "text") {
       encoding = sniff.encoding;
@@ -89,9 +94,16 @@ function prepareWrite(input: WriteInput, context: ToolUseContext): Prepared {
   let text = input.content;
   if (originalText && dominantLineEnding(toLfView(originalText)) === "CRLF" && !text.includes("\r\n")) text = withLineEnding(text, "CRLF");
   const encoded = tryEncodeText(text, encoding);
-  if (!encoded.ok) return fail("unrepresentable", 7, encoded.message);
-  return { ok: true, write: { absPath, exists: true, bytes: encoded.bytes, text, originalText } };
+  if (!encoded.ok) return fail("unrepresentable", encoded.message);
+  return { ok: true, plan: { absPath, exists: true, bytes: encoded.bytes, text, originalText, basis } };
 }
+
+const writer = createFileWriter<WriteInput, PreparedWrite>({
+  label: "write",
+  filePath: (input) => input.file_path,
+  prepare: prepareWrite,
+  write: (plan) => ({ absPath: plan.absPath, bytes: plan.bytes, text: plan.text, createParents: !plan.exists, coversWholeFile: true, basis: plan.basis }),
+});
 
 export const WriteTool = buildTool({
   name: WRITE_TOOL_NAME,
@@ -104,24 +116,12 @@ export const WriteTool = buildTool({
   userFacingName: () => "Write",
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
-  getPath: (input, context) => observablePath(input.file_path, context),
-  backfillObservableInput(input: WriteInput, context: ToolUseContext) {
-    input.file_path = observablePath(input.file_path, context);
-  },
+  ...fileTarget<WriteInput>("file_path", "edit"),
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.content}`,
-  async checkPermissions(input, context) {
-    return writePermission(resolveToolPath(input.file_path, context), context);
-  },
-  async validateInput(input, context) {
-    const prepared = prepareWrite(input, context);
-    return prepared.ok ? { result: true } : { result: false, message: prepared.message, errorCode: prepared.errorCode };
-  },
+  validateInput: (input, context) => writer.validateInput(input, context),
   // Synchronous from the re-read to the write.
   async call(input, context, _canUseTool, parentMessage) {
-    const prepared = prepareWrite(input, context);
-    if (!prepared.ok) throw new FileToolError(prepared.message, `write:${prepared.code}`);
-    const { write } = prepared;
-    commitFileWrite({ context, parentMessage, absPath: write.absPath, bytes: write.bytes, text: write.text, createParents: !write.exists, coversWholeFile: true });
+    const write = writer.commit(input, context, parentMessage);
     const oldLf = normalizeToLf(write.originalText ?? "");
     const newLf = normalizeToLf(write.text);
     const output: WriteOutput = {

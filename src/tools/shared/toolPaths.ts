@@ -60,3 +60,22 @@ export function missingFileMessage(absPath: string, context: ToolUseContext, nex
   if (nextStep) parts.push(nextStep);
   return parts.join(" ");
 }
+
+/**
+ * The members every single-file tool shares, from the input field naming its file: the absolute path hooks and
+ * rules see, and the permission check of the rule family that judges it (`Read(...)` or `Edit(...)` rules).
+ */
+export function fileTarget<Input extends Record<string, unknown>>(key: keyof Input & string, family: "read" | "edit") {
+  const pathOf = (input: Input) => input[key] as string;
+  return {
+    ruleFamily: family,
+    getPath: (input: Input, context?: ToolUseContext) => observablePath(pathOf(input), context),
+    backfillObservableInput(input: Input, context: ToolUseContext) {
+      (input as Record<string, unknown>)[key] = observablePath(pathOf(input), context);
+    },
+    async checkPermissions(input: Input, context: ToolUseContext): Promise<PermissionResult> {
+      const absPath = resolveToolPath(pathOf(input), context);
+      return family === "read" ? readPermission(absPath, context) : writePermission(absPath, context);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import fs from "node:fs";
+import type { ToolUseContext, ValidationResult } from "../../core/Tool.js";
+import type { AssistantMessage } from "../../core/messages.js";
+import type { FileState } from "../../core/fileStateCache.js";
+import { commitFileWrite } from "./commit.js";
+import { FileToolError } from "./errors.js";
+import { statIfExists } from "./fileKind.js";
+import { lookupFileState } from "./fileState.js";
+import { editDenial, resolveToolPath } from "./toolPaths.js";
+
+/** A writer's refusal: a stable code for telemetry, its number for ValidationResult.errorCode, the message for the model. */
+export interface Refusal<Code extends string = string> {
+  ok: false;
+  code: Code;
+  errorCode: number;
+  message: string;
+}
+
+export type Prepared<Plan, Code extends string = string> = { ok: true; plan: Plan } | Refusal<Code>;
+
+/**
+ * A writer's refusal codes, numbered from 1 in the order given (append new codes at the end: the numbers
+ * are telemetry and must not move). Returns the function that builds a refusal.
+ */
+export function refusalCodes<const Code extends string>(codes: readonly Code[]): (code: Code, message: string) => Refusal<Code> {
+  return (code, message) => ({ ok: false, code, errorCode: codes.indexOf(code) + 1, message });
+}
+
+/** What the critical section writes. */
+export interface FileWrite {
+  absPath: string;
+  bytes: Buffer;
+  /** The decoded new content, remembered as read (absent for byte-mode edits of huge files). */
+  text?: string;
+  /** The file is new: create its parent directories. */
+  createParents: boolean;
+  /** Whether the model now knows every line of the file. */
+  coversWholeFile: boolean;
+  /** The file's bytes and read state the plan was made from; absent for a new file. */
+  basis?: { raw: Buffer; state: FileState };
+}
+
+export interface FileWriterSpec<Input, Plan> {
+  /** Telemetry prefix of refusals thrown from the critical section, e.g. `edit`. */
+  label: string;
+  /** The path the model named. */
+  filePath(input: Input): string;
+  /** Every check and the new bytes, synchronously, from the file as it is now. */
+  prepare(input: Input, context: ToolUseContext): Prepared<Plan>;
+  /** What to write for a plan. */
+  write(plan: Plan): FileWrite;
+}
+
+export interface FileWriter<Input, Plan> {
+  /** Prepares the write so every refusal reaches the model as a validation error; the plan is handed to call(). */
+  validateInput(input: Input, context: ToolUseContext): Promise<ValidationResult>;
+  /**
+   * The critical section, synchronous from the re-read to the write: the validated plan is written when its
+   * file has not changed since (byte for byte, same read state, still not denied); otherwise the write is
+   * prepared again against the file as it is now, so a change made while a prompt was open is never lost.
+   */
+  commit(input: Input, context: ToolUseContext, parentMessage: AssistantMessage): Plan;
+}
+
+function readWhole(absPath: string): Buffer {
+  const fd = fs.openSync(absPath, "r");
+  try {
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function stillCurrent(write: FileWrite, absPath: string, context: ToolUseContext): boolean {
+  const { basis } = write;
+  if (!basis || absPath !== write.absPath || lookupFileState(context, absPath) !== basis.state) return false;
+  const stat = statIfExists(absPath);
+  if (!stat?.isFile() || stat.size !== basis.raw.length) return false;
+  return readWhole(absPath).equals(basis.raw) && editDenial(absPath, context) === undefined;
+}
+
+/** The prepare → commit lifecycle shared by Edit, MultiEdit, Write and NotebookEdit. */
+export function createFileWriter<Input, Plan>(spec: FileWriterSpec<Input, Plan>): FileWriter<Input, Plan> {
+  return {
+    async validateInput(input, context) {
+      const prepared = spec.prepare(input, context);
+      return prepared.ok ? { result: true, prepared: prepared.plan } : { result: false, message: prepared.message, errorCode: prepared.errorCode };
+    },
+    commit(input, context, parentMessage) {
+      const validated = context.validated as Plan | undefined;
+      const absPath = resolveToolPath(spec.filePath(input), context);
+      let plan: Plan;
+      if (validated !== undefined && stillCurrent(spec.write(validated), absPath, context)) {
+        plan = validated;
+      } else {
+        const prepared = spec.prepare(input, context);
+        if (!prepared.ok) throw new FileToolError(prepared.message, `${spec.label}:${prepared.code}`);
+        plan = prepared.plan;
+      }
+      const { absPath: target, bytes, text, createParents, coversWholeFile } = spec.write(plan);
+      commitFileWrite({ context, parentMessage, absPath: target, bytes, text, createParents, coversWholeFile });
+      return plan;
+    },
+  };
+}

@@ -113,12 +113,16 @@ export async function checkToolPermissions(tool: AnyTool, input: AnyObject, cont
   try {
     return await tool.checkPermissions(input, context);
   } catch (err) {
-    return {
-      behavior: "deny",
-      message: `The permission check of ${tool.name} failed, so the call was not allowed: ${formatError(err)}`,
-      decisionReason: { type: "other", reason: "permission check failed" },
-    };
+    return permissionCheckFailed(tool, err);
   }
+}
+
+function permissionCheckFailed(tool: AnyTool, err: unknown): PermissionResult {
+  return {
+    behavior: "deny",
+    message: `The permission check of ${tool.name} failed, so the call was not allowed: ${formatError(err)}`,
+    decisionReason: { type: "other", reason: "permission check failed" },
+  };
 }
 
 /** A context with no rule engine: the same order with no rules, so the tool's verdict and the hooks decide. */
@@ -128,5 +132,11 @@ export async function decideWithoutRules(
   context: ToolUseContext,
   hookDecision: HookPermissionDecision | undefined,
 ): Promise<PermissionDecision> {
-  return orderDecision({ toolName: tool.name, toolResult: await checkToolPermissions(tool, input, context), hookDecision });
+  let toolResult: PermissionResult;
+  try {
+    toolResult = await tool.checkPermissions(input, context);
+  } catch (err) {
+    toolResult = permissionCheckFailed(tool, err);
+  }
+  return orderDecision({ toolName: tool.name, toolResult, hookDecision });
 }

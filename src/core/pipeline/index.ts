@@ -14,6 +14,7 @@ export {
   INTERRUPT_MESSAGE,
   ABORT_GRACE_MS,
   type StageResult,
+  type MaybePromise,
 } from "./stages.js";
 export {
   createCallState,

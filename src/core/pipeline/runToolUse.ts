@@ -12,12 +12,13 @@ import {
   runPostToolUseHooks,
   runPreToolUseHooks,
   validateInput,
+  type MaybePromise,
   type StageResult,
 } from "./stages.js";
 import { createCallState, emitStatus, errorBlock, wrapError, type CallState, type ResolvedCall, type ToolResultUpdate, type ToolUseUpdate } from "./state.js";
 
 /** The stages between finding the tool and calling it, in order; each may end the call with its result. */
-export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: ResolvedCall) => Promise<StageResult> }> = [
+export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: ResolvedCall) => MaybePromise<StageResult> }> = [
   { name: "abort check", run: (call) => checkNotAborted(call) },
   { name: "parse", run: parseInput },
   { name: "backfill", run: backfillInput },
@@ -27,20 +28,24 @@ export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: Resol
 ];
 
 async function* pipeline(state: CallState): AsyncGenerator<ToolUseUpdate, void> {
-  const found = await findTool(state);
+  const lookup = findTool(state);
+  const found = lookup instanceof Promise ? await lookup : lookup;
   if ("type" in found) {
     yield found;
     return;
   }
   for (const stage of STAGES_BEFORE_CALL) {
-    const stop = await stage.run(found);
+    const outcome = stage.run(found);
+    // Only a stage that has something to wait for costs a turn of the event loop.
+    const stop = outcome instanceof Promise ? await outcome : outcome;
     if (stop) {
       yield stop;
       return;
     }
   }
   yield* callTool(found);
-  yield (await runPostToolUseHooks(found)) ?? (await mapResult(found));
+  const after = runPostToolUseHooks(found);
+  yield (after instanceof Promise ? await after : after) ?? (await mapResult(found));
 }
 
 function runtimeFailure(state: CallState, content: string, error?: unknown): ToolResultUpdate {

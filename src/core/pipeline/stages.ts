@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { AnyObject, AnyTool, ToolUseContext } from "../Tool.js";
-import type { HookToolIdentity } from "../hookTypes.js";
+import type { HookRunner, HookToolIdentity } from "../hookTypes.js";
 import type { PermissionDecision } from "../permissionTypes.js";
 import { findToolByName, getCurrentTools, isDeferredTool } from "../registry.js";
 import { suggestToolName } from "../toolNames.js";
@@ -28,6 +28,8 @@ import {
 } from "./state.js";
 
 export type StageResult = ToolResultUpdate | undefined;
+/** Stages answer synchronously when they have nothing to wait for: most calls pass most stages at once. */
+export type MaybePromise<T> = T | Promise<T>;
 
 /** How long an interrupted call may take to wind down before its cancellation result is returned anyway. */
 export const ABORT_GRACE_MS = 2_000;
@@ -84,26 +86,27 @@ function deferredHint(tool: AnyTool, context: ToolUseContext): string {
 }
 
 /** 1. Find the tool by name or legacy alias; an unknown or disabled tool ends the call with a did-you-mean. */
-export async function findTool(state: CallState): Promise<ResolvedCall | ToolResultUpdate> {
+export function findTool(state: CallState): MaybePromise<ResolvedCall | ToolResultUpdate> {
   const { context, toolName } = state;
   const tools = getCurrentTools(context);
   const tool = findToolByName(tools, toolName) ?? context.options.builtinTools?.find((t) => t.aliases?.includes(toolName));
   if (!tool || !tool.isEnabled()) {
     const suggestion = suggestToolName(toolName, tools.filter((t) => t.isEnabled()).map((t) => t.name));
     const message = `No such tool available: ${toolName}${suggestion ? `. Did you mean ${suggestion}?` : ""}`;
-    await tellHooksOfRefusal(state, { name: toolName }, state.toolUse.input, "PostToolUseFailure", message);
-    return finishCall(state, errorBlock(state.toolUseID, wrapError(`Error: ${message}`)), "unknown_tool");
+    return tellHooksOfRefusal(state, { name: toolName }, state.toolUse.input, "PostToolUseFailure", message).then(() =>
+      finishCall(state, errorBlock(state.toolUseID, wrapError(`Error: ${message}`)), "unknown_tool"),
+    );
   }
   return Object.assign(state, { tool, input: {}, observable: {}, interrupted: false }) as ResolvedCall;
 }
 
 /** 2. A call cancelled before it started (checked again after the permission step, which may have waited). */
-export async function checkNotAborted(call: ResolvedCall, input: unknown = call.toolUse.input): Promise<StageResult> {
+export function checkNotAborted(call: ResolvedCall, input: unknown = call.toolUse.input): MaybePromise<StageResult> {
   return call.context.abortController.signal.aborted ? cancel(call, input) : undefined;
 }
 
 /** 3. The tool's schema. */
-export async function parseInput(call: ResolvedCall): Promise<StageResult> {
+export function parseInput(call: ResolvedCall): MaybePromise<StageResult> {
   const parsed = parseToolInput(call.tool.inputSchema, call.toolUse.input);
   if (!parsed.success) {
     return refuseInput(call, call.toolUse.input, formatZodIssues(call.tool.name, parsed.issues) + deferredHint(call.tool, call.context));
@@ -119,7 +122,7 @@ function observe(call: ResolvedCall, input: AnyObject): AnyObject {
 }
 
 /** 4. The observable clone that hooks and permission checks see (absolute paths and the like). */
-export async function backfillInput(call: ResolvedCall): Promise<StageResult> {
+export function backfillInput(call: ResolvedCall): StageResult {
   call.observable = observe(call, call.input);
   return undefined;
 }
@@ -132,8 +135,8 @@ async function runValidateInput(call: ResolvedCall, input: AnyObject): Promise<S
 }
 
 /** 5. The tool's own validation. */
-export async function validateInput(call: ResolvedCall): Promise<StageResult> {
-  return runValidateInput(call, call.input);
+export function validateInput(call: ResolvedCall): MaybePromise<StageResult> {
+  return call.tool.validateInput ? runValidateInput(call, call.input) : undefined;
 }
 
 /** Input rewritten by a hook or the permission step goes through the schema and validation again. */
@@ -150,9 +153,11 @@ async function adoptInput(call: ResolvedCall, input: unknown, origin: string): P
 }
 
 /** 6. PreToolUse hooks: they may stop the turn, rewrite the input, or say allow / ask / deny. */
-export async function runPreToolUseHooks(call: ResolvedCall): Promise<StageResult> {
-  const runner = call.context.hookRunner;
-  if (!runner) return undefined;
+export function runPreToolUseHooks(call: ResolvedCall): MaybePromise<StageResult> {
+  return call.context.hookRunner ? preToolUseHooks(call, call.context.hookRunner) : undefined;
+}
+
+async function preToolUseHooks(call: ResolvedCall, runner: HookRunner): Promise<StageResult> {
   const outcome = await runner.preToolUse({ tool: call.tool, input: call.observable, toolUseID: call.toolUseID, context: call.context });
   absorbHookOutcome(call, outcome);
   if (outcome.preventContinuation) {
@@ -233,30 +238,34 @@ export async function* callTool(call: ResolvedCall): AsyncGenerator<ProgressUpda
  * 9. Hooks after the call: PostToolUseFailure for a failure or an interrupt (which end the call here),
  * PostToolUse for a success.
  */
-export async function runPostToolUseHooks(call: ResolvedCall): Promise<StageResult> {
-  const { context, tool, toolUseID } = call;
+export function runPostToolUseHooks(call: ResolvedCall): MaybePromise<StageResult> {
   const result = call.settled;
-  const failed = async (error: string, isInterrupt: boolean) => {
-    if (!context.hookRunner) return;
-    const outcome = await context.hookRunner.postToolUseFailure({ tool, input: call.observable, toolUseID, context, error, isInterrupt });
-    absorbHookOutcome(call, outcome, "A PostToolUseFailure hook reported");
-  };
   // An interrupted call is cancelled even if the tool wound down with a value: the model must stop and wait.
   if (!result || call.interrupted || (!result.ok && isAbortError(result.error))) {
-    const message = cancellationMessage(context.abortController.signal);
-    await failed(message, true);
-    return failCall(call, message, "cancelled");
+    const message = cancellationMessage(call.context.abortController.signal);
+    return afterFailure(call, message, true).then(() => failCall(call, message, "cancelled"));
   }
   if (!result.ok) {
     const message = formatError(result.error);
-    await failed(message, false);
-    return failCall(call, wrapError(`Error: ${message}`), "tool_error", { errorLabel: classifyToolError(result.error) });
+    return afterFailure(call, message, false).then(() =>
+      failCall(call, wrapError(`Error: ${message}`), "tool_error", { errorLabel: classifyToolError(result.error) }),
+    );
   }
-  if (context.hookRunner) {
-    const outcome = await context.hookRunner.postToolUse({ tool, input: call.observable, toolUseID, context, response: result.value.data });
-    absorbHookOutcome(call, outcome, "A PostToolUse hook objected to this result");
-  }
-  return undefined;
+  const runner = call.context.hookRunner;
+  if (!runner) return undefined;
+  return runner
+    .postToolUse({ tool: call.tool, input: call.observable, toolUseID: call.toolUseID, context: call.context, response: result.value.data })
+    .then((outcome) => {
+      absorbHookOutcome(call, outcome, "A PostToolUse hook objected to this result");
+      return undefined;
+    });
+}
+
+async function afterFailure(call: ResolvedCall, error: string, isInterrupt: boolean): Promise<void> {
+  const runner = call.context.hookRunner;
+  if (!runner) return;
+  const outcome = await runner.postToolUseFailure({ tool: call.tool, input: call.observable, toolUseID: call.toolUseID, context: call.context, error, isInterrupt });
+  absorbHookOutcome(call, outcome, "A PostToolUseFailure hook reported");
 }
 
 /** 10. Map the output to a tool_result, persisting it when it is too large. */

@@ -68,6 +68,7 @@ export function createToolStatusBoard(): ToolStatusBoard {
       } else {
         running.add(update.toolUseID);
       }
+      if (listeners.size === 0) return;
       for (const listener of [...listeners]) {
         try {
           listener(update);

@@ -110,6 +110,7 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
   // schemas
   readonly inputSchema: z.ZodType<Input, unknown>;
   readonly inputJSONSchema?: JSONSchema;
+  /** The shape of `data`; read by `mcp serve` to advertise an outputSchema (MCP structured content). */
   readonly outputSchema?: z.ZodType;
 
   // text for the model and the user
@@ -134,8 +135,11 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
   isReadOnly(input: Input): boolean;
   isDestructive(input: Input): boolean;
   isEnabled(): boolean;
+  /** What an interrupt does to a running call: stop it (`cancel`, the default) or let it finish (`block`); read by the agent loop. */
   interruptBehavior?(): "cancel" | "block";
+  /** Whether the output shown was cut short; read by the terminal UI to offer the full result. */
   isResultTruncated?(output: Output): boolean;
+  /** The compact form of the input an auto-mode safety classifier judges (read by the classifier when it lands). */
   toAutoClassifierInput(input: Input): unknown;
   /** Results larger than min(this, 50 000) chars are persisted to disk; Infinity = never. */
   readonly maxResultSizeChars: number;
@@ -145,6 +149,7 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
   backfillObservableInput?(input: Input, context: ToolUseContext): void;
   /** Returns a predicate deciding whether a rule's content (`Tool(content)`) matches this input. */
   preparePermissionMatcher?(input: Input): Promise<(ruleContent: string) => boolean>;
+  /** Whether two inputs do the same thing; read by the agent loop's repeated-call guard. */
   inputsEquivalent?(a: Input, b: Input): boolean;
   mapToolResultToToolResultBlockParam(output: Output, toolUseID: string): ToolResultBlockParam;
 
@@ -165,7 +170,9 @@ export interface ToolUseContextOptions {
   tools: Tools;
   /** Every built-in tool, so legacy aliases still resolve when a tool is not in the pool. */
   builtinTools?: Tools;
+  /** The session's MCP servers and their status (doctor, the UI's server list). */
   mcpClients: readonly McpClientInfo[];
+  /** The model the agent loop talks to; read by the loop and its providers (empty until a loop runs). */
   mainLoopModel: string;
   debug: boolean;
   verbose: boolean;
@@ -217,10 +224,12 @@ export interface ToolUseContext {
   getInProgressToolUseIDs(): ReadonlySet<string>;
   /** Every call's status as it changes: queued, validating, awaiting_permission, running, done. */
   toolStatus: ToolStatusBoard;
+  /** Set for a subagent's context; read by the Agent tool, transcripts and the status board's consumers. */
   agentId?: string;
   fileHistory: FileHistory;
   tasks: TaskRegistry;
   contentReplacementState: ContentReplacementState;
+  /** The agent loop's turn chain and subagent depth (telemetry spans and the depth limit read it). */
   queryTracking?: { chainId: string; depth: number };
   /** Set on the per-call context handed to `call()`. */
   toolUseID?: string;

@@ -71,6 +71,7 @@ export class OutputCollector {
   private bytes = 0;
   private lines = 0;
   private file?: fs.WriteStream;
+  /** Why the full output could not be kept on disk (an unusable TOOLGATE_HOME, a full disk). */
   private fileError?: Error;
   private version = 0;
 
@@ -88,14 +89,32 @@ export class OutputCollector {
     return this.version;
   }
 
-  private openFile(): fs.WriteStream {
-    fs.mkdirSync(path.dirname(this.filePath), { recursive: true });
-    // opened synchronously: the path is handed out at once and must exist
-    const file = fs.createWriteStream(this.filePath, { fd: fs.openSync(this.filePath, "w"), highWaterMark: FILE_BUFFER_BYTES });
-    file.on("error", (err) => (this.fileError = err));
-    for (const chunk of this.head) file.write(chunk);
-    this.file = file;
-    return file;
+  /**
+   * Opened synchronously: the path is handed out at once and must exist. A failure is remembered, never
+   * thrown: this runs inside the child's data handler, and the command's result must survive a disk problem.
+   */
+  private openFile(): fs.WriteStream | undefined {
+    if (this.file || this.fileError) return this.file;
+    try {
+      fs.mkdirSync(path.dirname(this.filePath), { recursive: true });
+      const file = fs.createWriteStream(this.filePath, { fd: fs.openSync(this.filePath, "w"), highWaterMark: FILE_BUFFER_BYTES });
+      file.on("error", (err) => (this.fileError = err));
+      for (const chunk of this.head) file.write(chunk);
+      this.file = file;
+      return file;
+    } catch (err) {
+      this.fileError = err instanceof Error ? err : new Error(String(err));
+      return undefined;
+    }
+  }
+
+  /** Where the whole output is, for the model: the file, or why there is none. */
+  private whereFull(): string {
+    return this.fileError ? `the full output could not be saved (${this.fileError.message})` : `the full output is in ${this.filePath}`;
+  }
+
+  private fileField(): { outputFile?: string } {
+    return this.file && !this.fileError ? { outputFile: this.filePath } : {};
   }
 
   /** Take a chunk; false means the file is behind and the producer should pause until `drain`. */
@@ -116,10 +135,10 @@ export class OutputCollector {
       this.tailBytes -= (this.tail.shift() as Buffer).length;
     }
     if (this.file) return this.file.write(chunk);
-    if (this.bytes > HEAD_BYTES) {
+    if (this.bytes > HEAD_BYTES && !this.fileError) {
       // the output outgrew the head: the file starts with the head, then the rest of this chunk
       const file = this.openFile();
-      return file.write(chunk.subarray(keptInHead));
+      if (file) return file.write(chunk.subarray(keptInHead));
     }
     return true;
   }
@@ -150,21 +169,24 @@ export class OutputCollector {
     const half = Math.floor(maxChars / 2);
     if (this.bytes <= HEAD_BYTES) {
       const full = Buffer.concat(this.head).toString("utf8");
-      if (full.length <= maxChars) return { ...base, text: full, truncated: false, ...(this.file ? { outputFile: this.filePath } : {}) };
+      if (full.length <= maxChars) return { ...base, text: full, truncated: false, ...this.fileField() };
+      // Short in bytes, long in characters: the file is written now so the path given exists.
+      this.openFile();
       const head = headPart(full, half);
       const tail = tailPart(full, half);
       const cutChars = full.length - head.length - tail.length;
       const cutLines = countLines(full) - countLines(head) - countLines(tail);
-      const marker = `\n... [${cutChars} characters (${cutLines} lines) cut from the middle; the full output is in ${this.filePath}] ...\n`;
-      return { ...base, text: head + marker + tail, truncated: true, outputFile: this.filePath };
+      const marker = `\n... [${cutChars} characters (${cutLines} lines) cut from the middle; ${this.whereFull()}] ...\n`;
+      return { ...base, text: head + marker + tail, truncated: true, ...this.fileField() };
     }
     const head = headPart(decodeSlice(Buffer.concat(this.head), false).replace(/\uFFFD{1,3}$/, ""), half);
     const { buffer, brokenStart } = this.tailBuffer();
     const tail = tailPart(decodeSlice(buffer, brokenStart), half);
     const cutBytes = Math.max(0, this.bytes - Buffer.byteLength(head) - Buffer.byteLength(tail));
     const cutLines = Math.max(0, this.lines - countLines(head) - countLines(tail));
-    const marker = `\n... [${cutBytes} bytes (${cutLines} lines) cut from the middle; the full output (${this.bytes} bytes) is in ${this.filePath}] ...\n`;
-    return { ...base, text: head + marker + tail, truncated: true, outputFile: this.filePath };
+    const where = this.fileError ? this.whereFull() : `the full output (${this.bytes} bytes) is in ${this.filePath}`;
+    const marker = `\n... [${cutBytes} bytes (${cutLines} lines) cut from the middle; ${where}] ...\n`;
+    return { ...base, text: head + marker + tail, truncated: true, ...this.fileField() };
   }
 
   private endsWithNewline(): boolean {
@@ -172,17 +194,13 @@ export class OutputCollector {
     return last !== undefined && last[last.length - 1] === 10;
   }
 
-  /**
-   * Close the file. A truncated output that never reached the file (short in bytes, long in characters)
-   * is written now so the path in the snapshot exists. `keepFile: false` removes a file nobody needs.
-   */
+  /** Close the file; `keepFile: false` removes a file nobody needs. A file that could not be written is already said in the snapshot. */
   async finish(keepFile: boolean): Promise<void> {
-    if (keepFile && !this.file) this.openFile();
+    if (keepFile) this.openFile();
     if (this.file) {
       const file = this.file;
       await new Promise<void>((resolve) => file.end(() => resolve()));
       if (!keepFile) await fs.promises.rm(this.filePath, { force: true });
     }
-    if (this.fileError && keepFile) throw this.fileError;
   }
 }

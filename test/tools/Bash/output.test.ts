@@ -72,3 +72,31 @@ describe("treeMembers", () => {
     expect(treeMembers(all, 100).map((x) => x.pid).sort()).toEqual([100, 101, 102, 103, 104]);
   });
 });
+
+describe("OutputCollector when the output file cannot be written", () => {
+  /** A data home that is a file, so no folder can be made under it. */
+  const unusable = () => {
+    const blocker = path.join(tempDir("toolgate-out-"), "home-is-a-file");
+    fs.writeFileSync(blocker, "");
+    return path.join(blocker, "bash", "out.log");
+  };
+
+  it("keeps head and tail in memory, says the full output could not be saved, and never throws from write or finish", async () => {
+    const out = new OutputCollector({ filePath: unusable(), eager: false });
+    const big = Buffer.from(Array.from({ length: 400_000 }, (_, i) => `row ${i}`).join("\n") + "\n");
+    for (let i = 0; i < big.length; i += 65_536) expect(() => out.write(big.subarray(i, i + 65_536))).not.toThrow();
+    const snap = out.snapshot();
+    expect(snap.truncated).toBe(true);
+    expect(snap.outputFile).toBeUndefined();
+    expect(snap.text).toMatch(/the full output could not be saved \(ENOTDIR/);
+    expect(snap.text.startsWith("row 0\n")).toBe(true);
+    expect(snap.text.endsWith("row 399999\n")).toBe(true);
+    await expect(out.finish(true)).resolves.toBeUndefined();
+  });
+
+  it("an eager (background) collector with an unusable path still collects", () => {
+    const out = new OutputCollector({ filePath: unusable(), eager: true });
+    out.write(Buffer.from("still here\n"));
+    expect(out.snapshot().text).toBe("still here\n");
+  });
+});

@@ -424,13 +424,21 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * integers and plain names are judged.
  */
 function checkTestCommand(walk: Walk, node: SyntaxNode): void {
-  if (node.firstChild?.type !== "[[") return;
+  const bracket = node.firstChild?.type;
+  if (bracket !== "[[" && bracket !== "[") return;
+  if (bracket === "[") {
+    // `[ $a 'x[$(cmd)]' ]`: an expansion may turn into -v, and the next word's subscript is then evaluated
+    const dynamic = node.descendantsOfType(["simple_expansion", "expansion", "command_substitution"]).length > 0;
+    if (dynamic && node.descendantsOfType(["word", "raw_string", "string"]).some((w) => w.text.includes("["))) {
+      addComplexity(walk, "[ … ] with an expansion and a subscript: bash may evaluate the subscript, which can run code");
+    }
+  }
   const staticText = (n: SyntaxNode | null) => (n && WORD_NODE_TYPES.has(n.type) ? wordFromNode(n).value : undefined);
   for (const op of node.descendantsOfType("test_operator")) {
     const parent = op.parent;
     if (!parent) continue;
     const operands = parent.namedChildren.filter((c): c is SyntaxNode => c !== null && c.id !== op.id);
-    if (ARITHMETIC_TEST_OPERATORS.has(op.text) && parent.type === "binary_expression") {
+    if (bracket === "[[" && ARITHMETIC_TEST_OPERATORS.has(op.text) && parent.type === "binary_expression") {
       if (!operands.every((o) => INTEGER.test(staticText(o) ?? ""))) {
         addComplexity(walk, "[[ … -eq … ]] evaluates its operands arithmetically, which can run code hidden in them");
       }

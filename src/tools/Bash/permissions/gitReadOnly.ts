@@ -287,7 +287,14 @@ function gitOperandsFromWords(args: readonly Word[]): OperandsVerdict {
   const parsed = parseArguments(rest, spec.table);
   if ("unknown" in parsed) return refuse(`option ${parsed.unknown} of git ${name} is not on its list of read-only options`);
   if (parsed.dynamic) return refuse("an argument depends on an expansion and could be an option that writes or runs code");
-  return spec.operands(parsed);
+  const verdict = spec.operands(parsed);
+  // files named by option values (`blame --contents=F`, `grep -f F`, `config --file F`) are reads too
+  const optionPaths: PathArgument[] = [];
+  for (const { text, word } of parsed.optionPaths) {
+    if (text === undefined || word.expands) return refuse("a file it reads depends on an expansion");
+    optionPaths.push({ path: text.startsWith("~") && text !== word.value ? `./${text}` : text, pattern: false });
+  }
+  return { ...verdict, extraPaths: [...(verdict.extraPaths ?? []), ...optionPaths] };
 }
 
 /** git as a program of the read-only allowlist: its own parser replaces the generic one. */

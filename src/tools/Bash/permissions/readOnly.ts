@@ -153,8 +153,9 @@ const PROGRAMS: Record<string, ProgramSpec> = {
     long: `alias all-fqdns domain fqdn long ip-address all-ip-addresses short yp nis ${HELP}`,
     operands: (parsed) => (parsed.operands.length ? { paths: [], refuse: "hostname NAME sets the host name" } : NOTHING),
   }),
+  // reads only the time of the file given to -r, but that is still a file it names
   date: program({
-    readsFiles: false,
+    readsFiles: true,
     dynamicSafe: false,
     flags: "uR",
     values: "d",

@@ -60,7 +60,6 @@ const CASES: Case[] = [
   { command: "echo $(git rev-parse HEAD)", expect: "allow" },
   { command: "ls 2>/dev/null", expect: "allow" },
   { command: "npm test 2>&1 | tail -20", expect: "allow" },
-  { command: 'find . -name "*.ts" | xargs grep -l foo', expect: "allow" },
   { command: "cd src && ls", expect: "allow" },
   { command: "echo hi # && rm -rf /", expect: "allow" },
   { command: "make build", expect: "allow" },
@@ -161,6 +160,8 @@ const CASES: Case[] = [
   { command: "PATH=/tmp/evil:$PATH ls", expect: "ask" },
   { command: "GIT_EXTERNAL_DIFF=/tmp/x git diff", expect: "ask" },
   { command: "ls | xargs -I{} sh -c 'echo {}'", expect: "ask" },
+  // xargs appends file names the matcher cannot see: grep may read outside the project (issue 10)
+  { command: 'find . -name "*.ts" | xargs grep -l foo', expect: "ask" },
   { command: "x='a[$(rm x)]'; echo $((x))", expect: "ask" },
   { command: "echo ${!x}", expect: "ask" },
   { command: "echo ${x@P}", expect: "ask" },

@@ -109,7 +109,7 @@ describe("read-only allowlist", () => {
   it.each([
     ["ls -la", true],
     ["git log --oneline", true],
-    ["git -C sub status", true],
+    ["git -C sub status", false], // -C can point git at a crafted config (issue 10)
     ["git diff --output=x", false],
     ["git -c core.pager=x log", false],
     ["git branch", true],
@@ -282,8 +282,13 @@ describe("rule forms and decision details", () => {
         return { behavior: "allow" };
       },
     };
-    checkBashCommandPermission({ command: "cd a && cd b && echo x > out", permissionContext: permissionContext("/p"), cwd: "/p" }, deps);
+    // a cd may fail, so after `;` every earlier directory stays possible
+    checkBashCommandPermission({ command: "cd a; cd b; echo x > out", permissionContext: permissionContext("/p"), cwd: "/p" }, deps);
     expect(checked.sort()).toEqual(["/p/a/b/out", "/p/a/out", "/p/b/out", "/p/out"].sort());
+    // after `&&` only the directory where both succeeded
+    checked.length = 0;
+    checkBashCommandPermission({ command: "cd a && cd b && echo x > out", permissionContext: permissionContext("/p"), cwd: "/p" }, deps);
+    expect(checked).toEqual(["/p/a/b/out"]);
   });
 
   it("a command whose cd target is unknown cannot read files unasked", () => {

@@ -7,7 +7,11 @@
 import { parseBash, type SyntaxNode } from "./parser.js";
 import { canonicalText, rawText, wordFromNode, type Word, WORD_NODE_TYPES } from "./words.js";
 import { isDangerousEnvName, isSafeEnvName, shellScriptOf, stripWrappers, type Assignment } from "./wrappers.js";
-import { DIRECTORY_CHANGERS, judgeReadOnly } from "./readOnly.js";
+import { DIRECTORY_CHANGERS, judgeReadOnly, type PathArgument } from "./readOnly.js";
+import { START, trackDirectories, type DirectoryState } from "./directories.js";
+
+export type { PathArgument } from "./readOnly.js";
+export type { DirectoryState } from "./directories.js";
 
 export interface CommandPart {
   /** The command as written (assignments and wrappers included), for explanations. */
@@ -34,12 +38,10 @@ export interface CommandPart {
   changesDirectory: boolean;
   /** The words that run, after assignments and wrappers (for suggesting a rule). */
   words: Word[];
-}
-
-export interface PathArgument {
-  path: string;
-  /** Unquoted glob syntax: the shell expands it to the files it matches. */
-  pattern: boolean;
+  /** The directories it may run in (`cd` chains from the shell's directory); undefined when unknown. */
+  directories: DirectoryState;
+  /** Why it is not read-only, when its program is on the allowlist but its arguments are not. */
+  notReadOnlyReason?: string;
 }
 
 export interface RedirectPart {
@@ -49,6 +51,8 @@ export interface RedirectPart {
   target: Word;
   access: "write" | "read";
   display: string;
+  /** The directories it is opened in; undefined when unknown. */
+  directories: DirectoryState;
 }
 
 export interface BashAnalysis {
@@ -58,6 +62,8 @@ export interface BashAnalysis {
   complexity: string[];
   /** Directory changes in order: a literal target, or undefined when it cannot be known (`cd "$X"`, `cd -`, `popd`). */
   directoryChanges: Array<string | undefined>;
+  /** The `bash -c` (and similar) scripts that were judged as parts: bash must accept their syntax too. */
+  nestedScripts: string[];
 }
 
 const ANALYSIS_LIMITS = {
@@ -78,6 +84,8 @@ interface Walk {
   analysis: BashAnalysis;
   shellDepth: number;
   nodes: number;
+  /** The line may change directory somewhere: code that runs later (functions, traps) runs in an unknown directory. */
+  mayChangeDirectory: boolean;
 }
 
 function addComplexity(walk: Walk, reason: string): void {
@@ -108,35 +116,6 @@ function containsVariableReference(node: SyntaxNode): boolean {
   return false;
 }
 
-function pathArgumentsOf(words: Word[]): { paths: PathArgument[]; unverifiable: boolean } {
-  const paths: PathArgument[] = [];
-  let unverifiable = false;
-  let endOfOptions = false;
-  for (const word of words.slice(1)) {
-    if (word.value === undefined) {
-      unverifiable = true;
-      continue;
-    }
-    const text = word.value;
-    if (!endOfOptions && text === "--") {
-      endOfOptions = true;
-      continue;
-    }
-    let candidate: string | undefined;
-    if (!endOfOptions && text.startsWith("-") && text !== "-") {
-      const eq = text.indexOf("=");
-      const attached = eq > 0 ? text.slice(eq + 1) : !text.startsWith("--") ? text.slice(2) : "";
-      if (/^[/~]|(^|\/)\.\.(\/|$)/.test(attached)) candidate = attached;
-    } else {
-      candidate = text;
-    }
-    if (candidate === undefined || candidate === "-") continue;
-    if (word.expands && /[{}]/.test(candidate)) unverifiable = true;
-    else paths.push({ path: candidate, pattern: word.expands && /[*?[]/.test(candidate) });
-  }
-  return { paths, unverifiable };
-}
-
 /** The literal directory a cd, pushd or popd moves to; undefined when it cannot be known. */
 function directoryTarget(words: Word[]): string | undefined {
   const name = words[0].value;
@@ -150,7 +129,7 @@ function directoryTarget(words: Word[]): string | undefined {
 }
 
 /** Judge one simple command given as words, recursing into `bash -c` scripts and `find -exec`. */
-function addCommand(walk: Walk, words: Word[], assignments: Assignment[]): void {
+function addCommand(walk: Walk, words: Word[], assignments: Assignment[], directories: DirectoryState): void {
   const analysis = walk.analysis;
   if (analysis.parts.length >= ANALYSIS_LIMITS.maxParts) {
     addComplexity(walk, `it has more than ${ANALYSIS_LIMITS.maxParts} commands`);
@@ -187,6 +166,7 @@ function addCommand(walk: Walk, words: Word[], assignments: Assignment[]): void 
     unsafeAssignments,
     changesDirectory: false,
     words: unsafeAssignments.length ? words : final,
+    directories,
   };
   analysis.parts.push(part);
 
@@ -203,7 +183,7 @@ function addCommand(walk: Walk, words: Word[], assignments: Assignment[]): void 
     addComplexity(walk, "eval runs a string as code");
     // never allowed part by part, but what it would run is still matched against deny rules
     const args = final.slice(1);
-    if (args.every((w) => w.value !== undefined)) analyzeScript(walk, args.map((w) => w.value).join(" "));
+    if (args.every((w) => w.value !== undefined)) analyzeScript(walk, args.map((w) => w.value).join(" "), undefined);
     return;
   }
   if (name === "source" || name === ".") addComplexity(walk, `${name} runs a script file whose contents cannot be checked`);
@@ -212,12 +192,13 @@ function addCommand(walk: Walk, words: Word[], assignments: Assignment[]): void 
     // the handler is code that runs later in this shell: its commands are parts too
     const handler = final[1];
     if (handler.value === undefined) addComplexity(walk, "the code given to trap is not a literal");
-    else if (handler.value !== "-" && handler.value !== "") analyzeScript(walk, handler.value);
+    // it runs at exit or on a signal, wherever the shell is by then
+    else if (handler.value !== "-" && handler.value !== "") analyzeScript(walk, handler.value, walk.mayChangeDirectory ? undefined : directories);
   }
 
   // `sudo sh -c '…'`: the script still runs; its parts make the verdict stricter, never looser
   const denyShell = forDeny.wrappers.some((w) => w === "sudo" || w === "doas") ? shellScriptOf(forDeny.words) : undefined;
-  if (denyShell && "script" in denyShell && denyShell.script.value !== undefined) analyzeScript(walk, denyShell.script.value);
+  if (denyShell && "script" in denyShell && denyShell.script.value !== undefined) analyzeScript(walk, denyShell.script.value, directories);
 
   const shell = shellScriptOf(final);
   if (shell) {
@@ -234,19 +215,25 @@ function addCommand(walk: Walk, words: Word[], assignments: Assignment[]): void 
       return;
     }
     part.denyOnly = true;
-    analyzeScript(walk, shell.script.value);
+    analyzeScript(walk, shell.script.value, directories);
     return;
   }
 
-  if (name === "find" || name === "fd") addExecutedCommands(walk, final);
+  if (name === "find" || name === "fd") addExecutedCommands(walk, final, directories);
 
-  const verdict = judgeReadOnly(final);
+  // `xargs -a FILE` reads FILE like `< FILE`
+  for (const file of stripped.argumentFiles) {
+    walk.analysis.redirects.push({ operator: "<", target: file, access: "read", display: `xargs -a ${file.raw}`, directories });
+  }
+
+  // xargs appends arguments read from stdin: the program is judged as if it had unknown ones
+  const verdict = judgeReadOnly(final, { extraArguments: stripped.appendsArgs });
   part.readOnly = verdict.readOnly && allSafe;
   part.readsFiles = verdict.readsFiles;
+  if (!verdict.readOnly && verdict.reason) part.notReadOnlyReason = verdict.reason;
   if (verdict.readsFiles) {
-    const { paths, unverifiable } = pathArgumentsOf(final);
-    part.pathArguments = paths;
-    part.unverifiablePaths = unverifiable;
+    part.pathArguments = verdict.paths;
+    part.unverifiablePaths = verdict.unverifiable;
   }
   if (DIRECTORY_CHANGERS.has(name)) {
     part.changesDirectory = true;
@@ -258,10 +245,12 @@ function addCommand(walk: Walk, words: Word[], assignments: Assignment[]): void 
 }
 
 /** `find … -exec cmd {} ;` and `fd -x cmd`: the command they run is a part of its own. */
-function addExecutedCommands(walk: Walk, words: Word[]): void {
+function addExecutedCommands(walk: Walk, words: Word[], directories: DirectoryState): void {
   const actions = words[0].value === "find" ? ["-exec", "-execdir", "-ok", "-okdir"] : ["-x", "--exec", "-X", "--exec-batch"];
   for (let i = 1; i < words.length; i++) {
     if (!actions.includes(words[i].value ?? "")) continue;
+    // -execdir runs in the directory of each file found
+    const runsIn = /dir$/.test(words[i].value ?? "") ? undefined : directories;
     let end = i + 1;
     while (end < words.length && words[end].value !== ";" && words[end].value !== "+") end++;
     const executed = words.slice(i + 1, end);
@@ -270,13 +259,13 @@ function addExecutedCommands(walk: Walk, words: Word[]): void {
       if (shell && "script" in shell && shell.script.value?.includes("{}")) {
         addComplexity(walk, `${words[0].value} pastes file names into a shell script`);
       }
-      addCommand(walk, executed, []);
+      addCommand(walk, executed, [], runsIn);
     }
     i = end;
   }
 }
 
-function analyzeScript(walk: Walk, script: string): void {
+function analyzeScript(walk: Walk, script: string, directories: DirectoryState): void {
   if (walk.shellDepth >= ANALYSIS_LIMITS.maxShellNesting) {
     addComplexity(walk, "shells are nested too deeply");
     return;
@@ -286,9 +275,10 @@ function analyzeScript(walk: Walk, script: string): void {
     addComplexity(walk, "a nested script is too long to check");
     return;
   }
+  walk.analysis.nestedScripts.push(script);
   try {
     walk.shellDepth++;
-    visitTree(walk, tree.rootNode);
+    visitTree(walk, tree.rootNode, directories);
   } finally {
     walk.shellDepth--;
     tree.delete();
@@ -378,10 +368,11 @@ function addAssignmentPart(walk: Walk, display: string, words: Word[], unsafe: s
     unsafeAssignments: unsafe === undefined ? [] : [unsafe],
     changesDirectory: false,
     words,
+    directories: START,
   });
 }
 
-function addRedirect(walk: Walk, node: SyntaxNode): void {
+function addRedirect(walk: Walk, node: SyntaxNode, directories: DirectoryState): void {
   const destination = node.childForFieldName("destination");
   const descriptor = node.childForFieldName("descriptor")?.text;
   const operator = node.children.find((c) => c && !c.isNamed && /[<>]/.test(c.type))?.type ?? ">";
@@ -391,7 +382,7 @@ function addRedirect(walk: Walk, node: SyntaxNode): void {
   // `>&2`, `2>&1`, `<&0`, `>&-`: duplicating or closing a descriptor opens no file
   if ((operator === ">&" || operator === "<&") && target.value !== undefined && /^(\d+|-)$/.test(target.value)) return;
   const access = operator.startsWith("<") && operator !== "<>" ? "read" : "write";
-  walk.analysis.redirects.push({ operator, descriptor, target, access, display: `${descriptor ?? ""}${operator} ${target.raw}` });
+  walk.analysis.redirects.push({ operator, descriptor, target, access, display: `${descriptor ?? ""}${operator} ${target.raw}`, directories });
 }
 
 function checkHeredoc(walk: Walk, node: SyntaxNode): void {
@@ -424,18 +415,56 @@ function checkArithmetic(walk: Walk, node: SyntaxNode): void {
   if (containsVariableReference(node)) addComplexity(walk, "arithmetic on variables can run code hidden in their values");
 }
 
+const INTEGER = /^[+-]?\d+$/;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `[[ … ]]` evaluates the operands of -eq, -lt… arithmetically and the name after -v/-R as a variable,
+ * array subscript included: `[[ 'a[$(cmd)]' -eq 1 ]]` and `[[ -v 'a[$(cmd)]' ]]` run cmd. Only literal
+ * integers and plain names are judged.
+ */
 function checkTestCommand(walk: Walk, node: SyntaxNode): void {
-  if (node.firstChild?.type !== "[[") return;
-  const operators = node.descendantsOfType("test_operator");
-  if (operators.some((op) => ARITHMETIC_TEST_OPERATORS.has(op.text)) && containsVariableReference(node)) {
-    addComplexity(walk, "[[ … -eq … ]] evaluates variables arithmetically, which can run code hidden in them");
+  const bracket = node.firstChild?.type;
+  if (bracket !== "[[" && bracket !== "[") return;
+  if (bracket === "[") {
+    // `[ $a 'x[$(cmd)]' ]`: an expansion may turn into -v, and the next word's subscript is then evaluated
+    const dynamic = node.descendantsOfType(["simple_expansion", "expansion", "command_substitution"]).length > 0;
+    if (dynamic && node.descendantsOfType(["word", "raw_string", "string"]).some((w) => w.text.includes("["))) {
+      addComplexity(walk, "[ … ] with an expansion and a subscript: bash may evaluate the subscript, which can run code");
+    }
+  }
+  const staticText = (n: SyntaxNode | null) => (n && WORD_NODE_TYPES.has(n.type) ? wordFromNode(n).value : undefined);
+  for (const op of node.descendantsOfType("test_operator")) {
+    const parent = op.parent;
+    if (!parent) continue;
+    const operands = parent.namedChildren.filter((c): c is SyntaxNode => c !== null && c.id !== op.id);
+    if (bracket === "[[" && ARITHMETIC_TEST_OPERATORS.has(op.text) && parent.type === "binary_expression") {
+      if (!operands.every((o) => INTEGER.test(staticText(o) ?? ""))) {
+        addComplexity(walk, "[[ … -eq … ]] evaluates its operands arithmetically, which can run code hidden in them");
+      }
+    } else if ((op.text === "-v" || op.text === "-R") && parent.type === "unary_expression") {
+      if (!operands.every((o) => VARIABLE_NAME.test(staticText(o) ?? ""))) {
+        addComplexity(walk, `[[ ${op.text} … ]] evaluates the array subscript of the name it tests, which can run code`);
+      }
+    }
   }
 }
 
 /** Where a variable_assignment is not a statement of its own: a command's prefix, a declaration, a C-style for header. */
 const NON_STATEMENT_ASSIGNMENT_PARENTS = new Set(["command", "declaration_command", "c_style_for_statement"]);
 
-function visitTree(walk: Walk, root: SyntaxNode): void {
+/** A simple command's directory change: its target (undefined when unknown), or null when it changes none. */
+function directoryChangeOf(node: SyntaxNode): string | undefined | null {
+  const { words, assignments } = commandWords(node);
+  if (!words.length) return null;
+  const final = stripWrappers(words, assignments).words;
+  const name = final[0]?.value;
+  return name !== undefined && DIRECTORY_CHANGERS.has(name) ? directoryTarget(final) : null;
+}
+
+function visitTree(walk: Walk, root: SyntaxNode, start: DirectoryState): void {
+  const states = trackDirectories(root, start, { changeOf: directoryChangeOf, mayChangeDirectory: walk.mayChangeDirectory });
+  const stateOf = (node: SyntaxNode) => (states.has(node.id) ? states.get(node.id) : start);
   const stack: Array<{ node: SyntaxNode; depth: number }> = [{ node: root, depth: 0 }];
   while (stack.length) {
     const { node, depth } = stack.pop() as { node: SyntaxNode; depth: number };
@@ -454,7 +483,7 @@ function visitTree(walk: Walk, root: SyntaxNode): void {
         continue;
       case "command": {
         const { words, assignments } = commandWords(node);
-        if (words.length) addCommand(walk, words, assignments);
+        if (words.length) addCommand(walk, words, assignments, stateOf(node));
         else for (const child of node.children) if (child?.type === "variable_assignment") addBareAssignment(walk, child);
         break;
       }
@@ -472,7 +501,7 @@ function visitTree(walk: Walk, root: SyntaxNode): void {
         break;
       }
       case "file_redirect":
-        addRedirect(walk, node);
+        addRedirect(walk, node, stateOf(node));
         break;
       case "heredoc_redirect":
         checkHeredoc(walk, node);
@@ -525,8 +554,9 @@ export function clearAnalysisCache(): void {
 }
 
 function analyzeCommandUncached(command: string): BashAnalysis {
-  const analysis: BashAnalysis = { parts: [], redirects: [], complexity: [], directoryChanges: [] };
-  const walk: Walk = { analysis, shellDepth: 0, nodes: 0 };
+  const analysis: BashAnalysis = { parts: [], redirects: [], complexity: [], directoryChanges: [], nestedScripts: [] };
+  // over-approximated from the text: a word cd, pushd or popd anywhere
+  const walk: Walk = { analysis, shellDepth: 0, nodes: 0, mayChangeDirectory: /(^|[^\w-])(cd|pushd|popd)($|[^\w-])/.test(command) };
   const tree = parseBash(command);
   if (!tree) {
     addComplexity(walk, "the bash parser is unavailable or the command is too long to check");
@@ -534,7 +564,7 @@ function analyzeCommandUncached(command: string): BashAnalysis {
   }
   try {
     if (tree.rootNode.descendantCount > ANALYSIS_LIMITS.maxNodes) addComplexity(walk, "it is too large to check");
-    else visitTree(walk, tree.rootNode);
+    else visitTree(walk, tree.rootNode, START);
   } finally {
     tree.delete();
   }

@@ -21,7 +21,8 @@ import type {
   ToolPermissionContext,
 } from "../../../core/permissionTypes.js";
 import * as permissions from "../../../permissions/index.js";
-import { analyzeCommand, type BashAnalysis, type CommandPart, type PathArgument, type RedirectPart } from "./analyze.js";
+import { analyzeCommand, type BashAnalysis, type CommandPart, type DirectoryState, type PathArgument, type RedirectPart } from "./analyze.js";
+import { bashSyntaxError } from "./parser.js";
 import { suggestRuleContent } from "./suggestions.js";
 import { BASH_TOOL_NAME } from "../prompt.js";
 
@@ -93,8 +94,6 @@ interface Judge {
   deps: BashPermissionDeps;
   rules: Rules;
   home: string;
-  /** Directories relative paths may resolve against (the shell's cwd and every `cd` target), or undefined when unknown. */
-  cwds: string[] | undefined;
   /** Read deny or ask rules exist, so a glob cannot be judged by its directory alone. */
   readRulesRestrict: boolean;
 }
@@ -130,8 +129,32 @@ function expandHome(p: string, home: string): string | undefined {
   return p;
 }
 
+/** The directories a part may run in: its `cd` chains applied to the shell's directory; undefined when unknown. */
+function candidateCwds(judge: Judge, directories: DirectoryState): string[] | undefined {
+  if (directories === undefined) return undefined;
+  const cwds = new Set<string>();
+  for (const chain of directories) {
+    let dir = path.resolve(judge.request.cwd);
+    for (const target of chain) {
+      const expanded = expandHome(target, judge.home);
+      if (expanded === undefined) return undefined;
+      dir = path.resolve(dir, expanded);
+    }
+    cwds.add(dir);
+  }
+  return [...cwds];
+}
+
+/** The top of the git repository a directory is in (the nearest parent with `.git`), or the directory itself. */
+function gitRoot(dir: string): string {
+  for (let current = dir; ; current = path.dirname(current)) {
+    if (fs.existsSync(path.join(current, ".git"))) return current;
+    if (path.dirname(current) === current) return dir;
+  }
+}
+
 /** Absolute paths a path argument may name, one per candidate cwd; undefined when it cannot be known. */
-function resolveCandidates(judge: Judge, arg: PathArgument): string[] | undefined {
+function resolveCandidates(judge: Judge, arg: PathArgument, directories: DirectoryState): string[] | undefined {
   let p = expandHome(arg.path, judge.home);
   if (p === undefined) return undefined;
   if (arg.pattern) {
@@ -143,8 +166,9 @@ function resolveCandidates(judge: Judge, arg: PathArgument): string[] | undefine
     p = segments.slice(0, firstGlob).join("/") || (p.startsWith("/") ? "/" : ".");
   }
   if (path.isAbsolute(p)) return [path.normalize(p)];
-  if (!judge.cwds) return undefined;
-  return judge.cwds.map((cwd) => path.resolve(cwd, p as string));
+  const cwds = candidateCwds(judge, directories);
+  if (!cwds) return undefined;
+  return cwds.map((cwd) => path.resolve(arg.base === "gitRoot" ? gitRoot(cwd) : cwd, p as string));
 }
 
 function checkPaths(judge: Judge, part: CommandPart): PermissionResult {
@@ -153,7 +177,7 @@ function checkPaths(judge: Judge, part: CommandPart): PermissionResult {
   }
   const results: PermissionResult[] = [];
   for (const arg of part.pathArguments) {
-    const candidates = resolveCandidates(judge, arg);
+    const candidates = resolveCandidates(judge, arg, part.directories);
     if (!candidates) {
       return needsApproval(`${code(part.display)} needs approval: which files ${arg.path} names cannot be determined in advance.`, "unverifiable paths");
     }
@@ -208,7 +232,9 @@ function judgePart(judge: Judge, part: CommandPart): PermissionResult {
   }
   const why = part.unsafeAssignments.length
     ? `it sets ${part.unsafeAssignments.join(", ")}, which can change what runs, and no rule allows it`
-    : "no rule allows it and it is not a read-only command";
+    : part.notReadOnlyReason
+      ? `no rule allows it, and it is not read-only: ${part.notReadOnlyReason}`
+      : "no rule allows it and it is not a read-only command";
   return needsApproval(`${code(part.display)} needs approval: ${why}.`, "no matching rule", commandSuggestions([part]));
 }
 
@@ -219,7 +245,7 @@ function judgeRedirect(judge: Judge, redirect: RedirectPart): PermissionResult {
   if (target === undefined || redirect.target.expands) {
     return needsApproval(`The redirection ${code(redirect.display)} ${verb} a file whose name depends on expansions that cannot be checked in advance.`, "unverifiable redirection");
   }
-  const candidates = resolveCandidates(judge, { path: target, pattern: false });
+  const candidates = resolveCandidates(judge, { path: target, pattern: false }, redirect.directories);
   if (!candidates) return needsApproval(`The redirection ${code(redirect.display)} ${verb} a file that cannot be determined in advance.`, "unverifiable redirection");
   const check = redirect.access === "write" ? judge.deps.checkWritePermissionForPath : judge.deps.checkReadPermissionForPath;
   const verdict = strictest(candidates.map((candidate) => check(candidate, judge.request.permissionContext)));
@@ -266,18 +292,6 @@ function mergeSuggestions(updates: PermissionUpdate[]): PermissionUpdate[] {
   return merged;
 }
 
-function candidateCwds(analysis: BashAnalysis, cwd: string, home: string): string[] | undefined {
-  let cwds = [path.resolve(cwd)];
-  for (const target of analysis.directoryChanges) {
-    if (target === undefined) return undefined;
-    const expanded = expandHome(target, home);
-    if (expanded === undefined) return undefined;
-    cwds = [...new Set([...cwds, ...cwds.map((c) => path.resolve(c, expanded))])];
-    if (cwds.length > 32) return undefined;
-  }
-  return cwds;
-}
-
 function subcommands(parts: Part[], decidingPart?: string): PermissionDecisionReason {
   return decidingPart === undefined ? { type: "subcommands", parts } : { type: "subcommands", parts, decidingPart };
 }
@@ -298,7 +312,6 @@ export function checkBashCommandPermission(request: BashPermissionRequest, deps:
     deps,
     rules,
     home,
-    cwds: candidateCwds(analysis, request.cwd, home),
     readRulesRestrict:
       deps.getContentRulesForTool(ctx, "Read", "deny").length > 0 || deps.getContentRulesForTool(ctx, "Read", "ask").length > 0,
   };
@@ -360,6 +373,12 @@ export function checkBashCommandPermission(request: BashPermissionRequest, deps:
       decisionReason: subcommands(parts, first.command),
       suggestions,
     };
+  }
+  // tree-sitter accepts lines bash rejects (`ls ;; pwd`, `fi ]] ls`): bash has the last word before anything runs unasked
+  const rejected = [command, ...analysis.nestedScripts].map(bashSyntaxError).find((error) => error !== undefined);
+  if (rejected) {
+    const result = needsApproval(`This command needs approval because bash does not accept its syntax: ${rejected}.`, "syntax error");
+    return { behavior: "ask", message: (result as { message: string }).message, decisionReason: subcommands([...parts, { command: whole, result }], whole) };
   }
   return { behavior: "allow", decisionReason: subcommands(parts) };
 }

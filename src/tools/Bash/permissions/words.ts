@@ -30,7 +30,10 @@ export const WORD_NODE_TYPES = new Set([
   "brace_expression",
 ]);
 
-const UNQUOTED_EXPANSION = /(?:^|[^\\])(?:\\\\)*[*?[\]{}]/;
+/** Unescaped glob characters. */
+const UNQUOTED_GLOB = /(?:^|[^\\])(?:\\\\)*[*?[]/;
+/** Brace expansion needs a comma or `..` between the braces (`{a,b}`, `{1..3}`); `stash@{1}` stays as it is. */
+const BRACE_EXPANSION = /\{[^]*?(?:,|\.\.)[^]*?\}/;
 
 function unescapeUnquoted(text: string): string {
   return text.replace(/\\\n/g, "").replace(/\\([\s\S])/g, "$1");
@@ -87,14 +90,16 @@ export function decodeAnsiC(body: string): string | undefined {
     }
     return undefined;
   }
-  return out;
+  // bash ends the string at a NUL byte: `$'-exec\x00foo'` is `-exec`
+  const nul = out.indexOf("\0");
+  return nul < 0 ? out : out.slice(0, nul);
 }
 
 function staticValue(node: SyntaxNode): { value?: string; expands: boolean } {
   switch (node.type) {
     case "word": {
       const text = node.text;
-      return { value: unescapeUnquoted(text), expands: UNQUOTED_EXPANSION.test(text) || text.startsWith("~") };
+      return { value: unescapeUnquoted(text), expands: UNQUOTED_GLOB.test(text) || BRACE_EXPANSION.test(text) || text.startsWith("~") };
     }
     case "number":
       return { value: node.text, expands: false };
@@ -121,6 +126,8 @@ function staticValue(node: SyntaxNode): { value?: string; expands: boolean } {
       }
       const first = node.children[0];
       if (first?.type === "word" && first.text.startsWith("~")) expands = true;
+      // the braces of `x{a,b}` are separate words: judge brace expansion on the whole text
+      if (node.children.some((c) => c?.type === "word" && /[{}]/.test(c.text)) && BRACE_EXPANSION.test(node.text)) expands = true;
       return { value, expands };
     }
     case "brace_expression":

@@ -22,6 +22,8 @@ export interface StrippedCommand {
   appendsArgs: boolean;
   /** `xargs -I`: stdin text is pasted into the arguments. */
   pastesInput: boolean;
+  /** Files a wrapper reads its input from (`xargs -a FILE`). */
+  argumentFiles: Word[];
   /** Why the command cannot be judged (an option we do not understand, a dynamic option). */
   complex?: string;
 }
@@ -89,7 +91,7 @@ export function isDangerousEnvName(name: string): boolean {
   );
 }
 
-type Step = { rest: Word[]; assignments?: Assignment[]; appendsArgs?: boolean; pastesInput?: boolean } | { complex: string } | undefined;
+type Step = { rest: Word[]; assignments?: Assignment[]; appendsArgs?: boolean; pastesInput?: boolean; argumentFiles?: Word[] } | { complex: string } | undefined;
 
 const value = (w: Word | undefined) => w?.value;
 
@@ -210,16 +212,22 @@ function stripXargs(words: Word[]): Step {
   const flags = ["-0", "--null", "-r", "--no-run-if-empty", "-t", "--verbose", "-p", "--interactive", "-x", "--exit", "-o", "--open-tty", "--show-limits"];
   const withValue = ["-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "--replace", "-L", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var", "--eof"];
   let pastesInput = false;
-  for (const w of words.slice(1)) {
+  const argumentFiles: Word[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i];
     const text = value(w) ?? "";
     if (!text.startsWith("-") || text === "--") break;
     if (text.startsWith("-I") || text.startsWith("-i") || text.startsWith("--replace")) pastesInput = true;
+    if (text === "-a" || text === "--arg-file") {
+      if (words[i + 1]) argumentFiles.push(words[++i]);
+    } else if (text.startsWith("--arg-file=")) argumentFiles.push({ raw: w.raw, value: text.slice("--arg-file=".length), expands: w.expands });
+    else if (/^-[0rtpxo]*a./.test(text)) argumentFiles.push({ raw: w.raw, value: text.slice(text.indexOf("a") + 1), expands: w.expands });
   }
   const at = skipOptions(words, 1, { flags, withValue, optionalAttached: ["-e", "-i", "-l"] }, "xargs");
   if (typeof at !== "number") return at;
   // with no command xargs runs echo
   const rest = at < words.length ? words.slice(at) : [{ raw: "echo", value: "echo", expands: false }];
-  return { rest, appendsArgs: true, pastesInput };
+  return { rest, appendsArgs: true, pastesInput, argumentFiles };
 }
 
 function stripCommandBuiltin(words: Word[]): Step {
@@ -269,6 +277,7 @@ export function stripWrappers(words: Word[], prefixAssignments: Assignment[], in
     wrappers: [],
     appendsArgs: false,
     pastesInput: false,
+    argumentFiles: [],
   };
   let current = words;
   for (let round = 0; round < MAX_WRAPPERS && current.length > 0; round++) {
@@ -287,6 +296,7 @@ export function stripWrappers(words: Word[], prefixAssignments: Assignment[], in
     if (step.assignments) result.assignments.push(...step.assignments);
     if (step.appendsArgs) result.appendsArgs = true;
     if (step.pastesInput) result.pastesInput = true;
+    if (step.argumentFiles) result.argumentFiles.push(...step.argumentFiles);
     current = step.rest;
   }
   result.words = current;

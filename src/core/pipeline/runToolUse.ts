@@ -15,7 +15,7 @@ import {
   type MaybePromise,
   type StageResult,
 } from "./stages.js";
-import { createCallState, emitStatus, errorBlock, wrapError, type CallState, type ResolvedCall, type ToolResultUpdate, type ToolUseUpdate } from "./state.js";
+import { createCallState, emitStatus, errorBlock, wrapError, type CallState, type ProgressUpdate, type ResolvedCall, type ToolResultUpdate, type ToolUseUpdate } from "./state.js";
 
 /** The stages between finding the tool and calling it, in order; each may end the call with its result. */
 export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: ResolvedCall) => MaybePromise<StageResult> }> = [
@@ -27,35 +27,35 @@ export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: Resol
   { name: "permission", run: decidePermission },
 ];
 
-async function* pipeline(state: CallState): AsyncGenerator<ToolUseUpdate, void> {
+/** Everything before the call: the tool found and allowed, or the result that ends the call. */
+async function prepareCall(state: CallState): Promise<ResolvedCall | ToolResultUpdate> {
   const lookup = findTool(state);
   const found = lookup instanceof Promise ? await lookup : lookup;
-  if ("type" in found) {
-    yield found;
-    return;
-  }
+  if ("type" in found) return found;
   for (const stage of STAGES_BEFORE_CALL) {
     const outcome = stage.run(found);
     // Only a stage that has something to wait for costs a turn of the event loop.
     const stop = outcome instanceof Promise ? await outcome : outcome;
-    if (stop) {
-      yield stop;
-      return;
-    }
+    if (stop) return stop;
   }
-  yield* callTool(found);
-  const after = runPostToolUseHooks(found);
-  yield (after instanceof Promise ? await after : after) ?? (await mapResult(found));
+  return found;
 }
 
-function runtimeFailure(state: CallState, content: string, error?: unknown): ToolResultUpdate {
+/** The call itself, streaming progress, then what follows it; returns the call's result. */
+async function* runCall(call: ResolvedCall): AsyncGenerator<ProgressUpdate, ToolResultUpdate> {
+  yield* callTool(call);
+  const after = runPostToolUseHooks(call);
+  return (after instanceof Promise ? await after : after) ?? (await mapResult(call));
+}
+
+function runtimeFailure(state: CallState, content: string, error: unknown): ToolResultUpdate {
   return {
     type: "result",
     toolUseID: state.toolUseID,
     block: errorBlock(state.toolUseID, wrapError(content)),
     tool: (state as Partial<ResolvedCall>).tool,
     outcome: "runtime_error",
-    ...(error !== undefined && { errorLabel: classifyToolError(error) }),
+    errorLabel: classifyToolError(error),
     notices: [],
     durationMs: Date.now() - state.started,
   };
@@ -85,18 +85,11 @@ export async function* runToolUse(
   emitStatus(state, "validating");
   try {
     try {
-      for await (const update of pipeline(state)) {
-        if (update.type === "result") {
-          if (result) continue;
-          yield conclude(update);
-        } else {
-          yield update;
-        }
-      }
+      const prepared = await prepareCall(state);
+      yield conclude("type" in prepared ? prepared : yield* runCall(prepared));
     } catch (err) {
       if (!result) yield conclude(runtimeFailure(state, `Error: toolgate failed while running this tool: ${formatError(err)}`, err));
     }
-    if (!result) yield conclude(runtimeFailure(state, "Error: the tool finished without producing a result."));
   } finally {
     // The consumer stopped before the result: the board must not keep the call in progress forever.
     if (!announced) emitStatus(state, "done", { outcome: "cancelled", durationMs: Date.now() - state.started });

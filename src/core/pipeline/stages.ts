@@ -12,7 +12,7 @@ import { suggestToolName } from "../toolNames.js";
 import { formatZodIssues, parseToolInput } from "../validation.js";
 import { AbortError, classifyToolError, formatError, isAbortError } from "../errors.js";
 import { mapToolResultToToolResultBlockParam, maybePersistLargeToolResult } from "../results.js";
-import { createAsyncQueue } from "../asyncQueue.js";
+import { watchAbort } from "../abort.js";
 import { decideWithoutRules } from "../permissionOrder.js";
 import {
   absorbHookOutcome,
@@ -206,31 +206,47 @@ export async function decidePermission(call: ResolvedCall): Promise<StageResult>
 /** 8. Call the tool, streaming its progress; an interrupted call gets a grace period to stop what it started. */
 export async function* callTool(call: ResolvedCall): AsyncGenerator<ProgressUpdate, void> {
   const { tool, toolUseID } = call;
-  const signal = call.context.abortController.signal;
   emitStatus(call, "running");
-  const queue = createAsyncQueue<ProgressUpdate>();
-  const onAbort = () => {
-    if (!call.settled) call.interrupted = true;
-    queue.close();
+  // Progress is buffered only when a tool reports some; a call that just returns costs one wait.
+  const progress: ProgressUpdate[] = [];
+  let finished = false;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const resume = wake;
+    wake = undefined;
+    resume?.();
   };
-  signal.addEventListener("abort", onAbort, { once: true });
+  const stopWatching = watchAbort(call.context.abortController.signal, () => {
+    if (!call.settled) call.interrupted = true;
+    finished = true;
+    notify();
+  });
   const callContext: ToolUseContext = { ...call.context, toolUseID, validated: call.prepared };
   try {
     const done = Promise.resolve()
       .then(() =>
-        tool.call(call.input, callContext, call.canUseTool, call.assistantMessage, (progress) =>
-          queue.push({ type: "progress", toolUseID, data: progress.data }),
-        ),
+        tool.call(call.input, callContext, call.canUseTool, call.assistantMessage, (update) => {
+          if (finished) return;
+          progress.push({ type: "progress", toolUseID, data: update.data });
+          notify();
+        }),
       )
       .then(
         (value) => (call.settled = { ok: true, value }),
         (error) => (call.settled = { ok: false, error }),
       )
-      .finally(() => queue.close());
-    for await (const progress of queue) yield progress;
+      .finally(() => {
+        finished = true;
+        notify();
+      });
+    for (;;) {
+      while (progress.length > 0) yield progress.shift() as ProgressUpdate;
+      if (finished) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
     if (!call.settled) await Promise.race([done, new Promise((resolve) => setTimeout(resolve, ABORT_GRACE_MS).unref())]);
   } finally {
-    signal.removeEventListener("abort", onAbort);
+    stopWatching();
   }
 }
 

@@ -149,12 +149,17 @@ export function createToolgateMcpServer(options: ToolgateMcpServerOptions): Tool
 
           const shared = isToolUseConcurrencySafe(toolUse, contextFor(current.context));
           return await lock.run(shared, async () => {
+            const notifications: Array<Promise<unknown>> = [];
             const result = await runToolsToMessage([toolUse], assistantMessage, canUseTool, contextFor(current.context), (update) => {
               if (update.type !== "progress" || progressToken === undefined) return;
-              void extra
-                .sendNotification({ method: "notifications/progress", params: { progressToken, progress: ++progress, message: progressText(update.data) } })
-                .catch(() => undefined);
+              notifications.push(
+                extra
+                  .sendNotification({ method: "notifications/progress", params: { progressToken, progress: ++progress, message: progressText(update.data) } })
+                  .catch(() => undefined),
+              );
             });
+            // The client drops progress that arrives after the response: send every notification first.
+            await Promise.all(notifications);
             // Keep what contextModifiers changed, but not this call's abort controller or tool list.
             current.context = { ...result.context, abortController: current.context.abortController, options: current.context.options };
             const content = Array.isArray(result.message.content) ? result.message.content : [];

@@ -1,28 +1,17 @@
-import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import type {
-  AppState,
-  McpClientInfo,
-  PermissionDecider,
-  SessionPaths,
-  ToolUseContext,
-  Tools,
-} from "./Tool.js";
+import type { AppState, McpClientInfo, PermissionDecider, SessionPaths, ToolUseContext, Tools, HookRunner } from "./Tool.js";
 import type { Message } from "./messages.js";
 import type { PermissionMode, ToolPermissionContext } from "./permissionTypes.js";
-import type { HookRunner } from "./hookTypes.js";
 import type { Settings } from "../settings/types.js";
+import { getToolgateHome } from "../util/home.js";
 import { createFileStateCache, type FileStateCache } from "./fileStateCache.js";
 import { createFileHistory, type FileHistory } from "./fileHistory.js";
 import { createToolStatusBoard, type ToolStatusBoard } from "./pipeline/status.js";
 import { createTaskRegistry, type TaskRegistry } from "./tasks.js";
 
-export function getToolgateHome(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.TOOLGATE_HOME;
-  if (configured && configured.trim()) return path.resolve(configured);
-  return path.join(os.homedir(), ".toolgate");
-}
+
+export { getToolgateHome };
 
 /** A project's folder name under `<home>/projects`: its absolute path with every non-alphanumeric as `-`. */
 export function projectKey(cwd: string): string {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { writeFileAtomicSync } from "./atomicWrite.js";
+import { writeFileAtomicSync } from "../util/atomicWrite.js";
 
 /** One file's state before a message first changed it. `backup` null = the file did not exist. */
 interface FileBackup {

@@ -1,7 +1,6 @@
 export type * from "./Tool.js";
 export type * from "./messages.js";
 export type * from "./permissionTypes.js";
-export type * from "./hookTypes.js";
 export { PERMISSION_MODES, PERMISSION_RULE_SOURCES } from "./permissionTypes.js";
 export { buildTool, type ToolDef } from "./buildTool.js";
 export {

@@ -1,10 +1,4 @@
-import type { AnyObject } from "../core/Tool.js";
-import type {
-  HookNotice,
-  PermissionRequestHookOutcome,
-  PostToolUseHookOutcome,
-  PreToolUseHookOutcome,
-} from "../core/hookTypes.js";
+import type { AnyObject, HookNotice, PermissionRequestHookOutcome, PostToolUseHookOutcome, PreToolUseHookOutcome } from "../core/Tool.js";
 import type { HookVerdict, ToolHookEvent } from "./output.js";
 
 const PRECEDENCE = ["deny", "ask", "allow"] as const;

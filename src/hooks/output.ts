@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { AnyObject } from "../core/Tool.js";
-import type { HookNotice } from "../core/hookTypes.js";
+import type { AnyObject, HookNotice } from "../core/Tool.js";
 import { ERROR_MESSAGE_MAX_CHARS, truncateMiddle } from "../core/errors.js";
 import type { HookExecResult } from "./execHook.js";
 

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { HookCallArgs, HookNotice, HookRunner, PreToolUseHookOutcome } from "../core/hookTypes.js";
+import type { HookCallArgs, HookNotice, HookRunner, PreToolUseHookOutcome } from "../core/Tool.js";
 import type { PermissionDecision } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
 import type { LoadedSettings } from "../settings/types.js";

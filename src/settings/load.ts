@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { getToolgateHome } from "../core/context.js";
+import { getToolgateHome } from "../util/home.js";
 import { parseJsonWithLocation } from "./json.js";
 import { validateSettings } from "./schema.js";
 import type { LoadedSettings, Settings, SettingsFile, SettingsFileSource, SettingsLoadError } from "./types.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { writeFileAtomicSync } from "../core/atomicWrite.js";
+import { writeFileAtomicSync } from "../util/atomicWrite.js";
 import { readSettingsFile } from "./load.js";
 
 export class SettingsWriteError extends Error {

@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
 import { runToolUse, INTERRUPT_MESSAGE, type ToolResultUpdate, type ToolUseUpdate } from "../../src/core/pipeline/index.js";
-import type { AnyTool, CanUseToolFn, ToolUseContext } from "../../src/core/Tool.js";
-import type { HookRunner } from "../../src/core/hookTypes.js";
+import type { AnyTool, CanUseToolFn, ToolUseContext, HookRunner } from "../../src/core/Tool.js";
 import type { ToolUseBlock } from "../../src/core/messages.js";
 import { approveAll, assistantMessage, rejectAll, testContext } from "../helpers.js";
 

@@ -5,9 +5,8 @@ import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
 import { createToolUseContext } from "../../src/core/context.js";
 import { runToolUse, type ToolResultUpdate } from "../../src/core/pipeline/index.js";
-import type { AnyObject, AnyTool, CanUseToolFn, PermissionDecider, ToolUseContext } from "../../src/core/Tool.js";
+import type { AnyObject, AnyTool, CanUseToolFn, PermissionDecider, ToolUseContext, HookRunner } from "../../src/core/Tool.js";
 import type { PermissionDecision, ToolPermissionContext } from "../../src/core/permissionTypes.js";
-import type { HookRunner } from "../../src/core/hookTypes.js";
 import type { HooksSettings, LoadedSettings } from "../../src/settings/types.js";
 import { createHookRunner, type HookRunnerOptions } from "../../src/hooks/index.js";
 

@@ -4,8 +4,7 @@
  * call returns its result (after telling the hooks, so an audit hook sees every call), otherwise undefined.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { AnyObject, AnyTool, ToolUseContext } from "../Tool.js";
-import type { HookRunner, HookToolIdentity } from "../hookTypes.js";
+import type { AnyObject, AnyTool, ToolUseContext, HookRunner, HookToolIdentity } from "../Tool.js";
 import type { PermissionDecision } from "../permissionTypes.js";
 import { findToolByName, getCurrentTools, isDeferredTool } from "../registry.js";
 import { suggestToolName } from "../toolNames.js";

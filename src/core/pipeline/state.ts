@@ -1,6 +1,5 @@
-import type { AnyObject, AnyTool, CanUseToolFn, HookPermissionDecision, ToolResult, ToolUseContext } from "../Tool.js";
+import type { AnyObject, AnyTool, CanUseToolFn, HookPermissionDecision, ToolResult, ToolUseContext, HookNotice, PostToolUseHookOutcome } from "../Tool.js";
 import type { AssistantMessage, Message, TextBlock, ToolResultBlockParam, ToolUseBlock } from "../messages.js";
-import type { HookNotice, PostToolUseHookOutcome } from "../hookTypes.js";
 import type { ToolCallStatus, ToolStatusUpdate, ToolUseOutcome } from "./status.js";
 
 export type { ToolUseOutcome };

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { AssistantMessage } from "../../core/messages.js";
 import { hashContent, type FileState } from "../../core/fileStateCache.js";
-import { resolveWriteTarget, writeFileAtomicSync } from "../../core/atomicWrite.js";
+import { resolveWriteTarget, writeFileAtomicSync } from "../../util/atomicWrite.js";
 import { recordFileState } from "./fileState.js";
 
 /** Checkpoints are keyed by the assistant message that asked for the change; a message without an id falls back to the tool_use id. */

@@ -19,8 +19,7 @@ import {
   type ToolResultUpdate,
   type ToolStatusUpdate,
 } from "../../../src/core/pipeline/index.js";
-import type { AnyTool, CanUseToolFn, ToolUseContext } from "../../../src/core/Tool.js";
-import type { HookRunner } from "../../../src/core/hookTypes.js";
+import type { AnyTool, CanUseToolFn, ToolUseContext, HookRunner } from "../../../src/core/Tool.js";
 import { approveAll, assistantMessage, rejectAll, testContext } from "../../helpers.js";
 
 const noOutcome = () => ({ additionalContext: [] as string[], notices: [] });

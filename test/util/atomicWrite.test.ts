@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { resolveWriteTarget, staleTempFiles, writeFileAtomicSync } from "../../src/core/atomicWrite.js";
+import { resolveWriteTarget, staleTempFiles, writeFileAtomicSync } from "../../src/util/atomicWrite.js";
 import { tempDir } from "../helpers.js";
 
 const CHILD = fileURLToPath(new URL("./atomicWriteChild.ts", import.meta.url));

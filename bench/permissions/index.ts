@@ -12,7 +12,7 @@ import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
 import { createToolUseContext } from "../../src/core/context.js";
 import type { PermissionRule } from "../../src/core/permissionTypes.js";
-import { loadSettings } from "../../src/settings/index.js";
+import { loadSettings } from "../../src/session/settings.js";
 import {
   buildPermissionContext,
   checkReadPermissionForPath,

@@ -12,6 +12,7 @@ import {
 } from "../permissions/index.js";
 import { createSession, type Session, type SessionOptions } from "../session/index.js";
 import { readSettingsFile, settingsFileLocations } from "../settings/index.js";
+import { settingsSections } from "../session/settings.js";
 import { HOOK_EVENTS } from "../settings/types.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { formatRulesTable, listPermissions, workingDirectoryLines } from "./permissionsList.js";
@@ -57,7 +58,7 @@ export const settingsCheck: DoctorCheck = {
     const statuses: DoctorStatus[] = [];
     const lines: string[] = [];
     for (const location of locations) {
-      const read = readSettingsFile(location.path);
+      const read = readSettingsFile(location.path, settingsSections());
       const label = `${sourceLabel(location.source)}: ${location.path}`;
       if (read.status === "missing") {
         statuses.push(location.required ? "error" : "ok");

@@ -5,7 +5,12 @@ import type { FileStateCache } from "./fileStateCache.js";
 import type { FileHistory } from "./fileHistory.js";
 import type { TaskRegistry } from "./tasks.js";
 import type { ToolStatusBoard } from "./pipeline/status.js";
-import type { Settings } from "../settings/types.js";
+
+/** One top-level key of settings.json and the schema of its value, declared by the part that reads it. */
+export interface SettingsSectionSchema<S extends z.ZodType = z.ZodType> {
+  key: string;
+  schema: S;
+}
 
 /** A raw JSON Schema object, as MCP servers describe their tools. */
 export type JSONSchema = { type?: string; [key: string]: unknown };
@@ -105,6 +110,8 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
    * For documentation and listings; the tool's checkPermissions applies them.
    */
   readonly ruleFamily?: "read" | "edit" | "command" | "domain";
+  /** The tool's options in settings.json: their key (`grep`) and schema; settings files are checked against it at load. */
+  readonly settingsSection?: SettingsSectionSchema;
 
   // schemas
   readonly inputSchema: z.ZodType<Input, unknown>;
@@ -180,8 +187,11 @@ export interface ToolUseContextOptions {
   refreshTools?: () => Tools;
   /** Parallel batch cap; defaults to TOOLGATE_MAX_TOOL_USE_CONCURRENCY or 10. */
   maxToolUseConcurrency?: number;
-  /** The merged settings of every source (later sources win), for tool options such as grep.timeoutMs. */
-  settings: Settings;
+  /**
+   * The merged settings of every source (later sources win). A tool reads its own section with
+   * `readSettingsSection(context, tool.settingsSection)`, which parses it with the schema the tool declared.
+   */
+  settings: Readonly<Record<string, unknown>>;
 }
 
 export interface AppState {

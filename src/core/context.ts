@@ -1,9 +1,9 @@
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import type { AppState, McpClientInfo, PermissionDecider, SessionPaths, ToolUseContext, Tools, HookRunner } from "./Tool.js";
+import type { z } from "zod";
+import type { AppState, HookRunner, McpClientInfo, PermissionDecider, SessionPaths, SettingsSectionSchema, ToolUseContext, Tools } from "./Tool.js";
 import type { Message } from "./messages.js";
 import type { PermissionMode, ToolPermissionContext } from "./permissionTypes.js";
-import type { Settings } from "../settings/types.js";
 import { getToolgateHome } from "../util/home.js";
 import { createFileStateCache, type FileStateCache } from "./fileStateCache.js";
 import { createFileHistory, type FileHistory } from "./fileHistory.js";
@@ -47,7 +47,7 @@ export interface CreateToolUseContextOptions {
   isNonInteractiveSession?: boolean;
   refreshTools?: () => Tools;
   maxToolUseConcurrency?: number;
-  settings?: Settings;
+  settings?: Readonly<Record<string, unknown>>;
   permissionContext?: ToolPermissionContext;
   permissionDecider?: PermissionDecider;
   hookRunner?: HookRunner;
@@ -116,6 +116,14 @@ export function createToolUseContext(options: CreateToolUseContextOptions): Tool
     hookRunner: options.hookRunner,
     env,
   };
+}
+
+/** A section of the merged settings, parsed by its owner's schema; undefined when it is absent or does not fit. */
+export function readSettingsSection<S extends z.ZodType>(context: ToolUseContext, section: SettingsSectionSchema<S>): z.infer<S> | undefined {
+  const value = context.options.settings[section.key];
+  if (value === undefined) return undefined;
+  const parsed = section.schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** Restore the files changed since `messageId` (that message included); see FileHistory.rewind. */

@@ -16,6 +16,7 @@ export {
 } from "./registry.js";
 export {
   createToolUseContext,
+  readSettingsSection,
   createEmptyPermissionContext,
   getToolgateHome,
   getSessionPaths,

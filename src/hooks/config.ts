@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commandHookSchema } from "../settings/schema.js";
+import { commandHookSchema } from "./settingsSection.js";
 import { HOOK_EVENTS, type HookCommandConfig, type HookEventName, type HookMatcherConfig, type HooksSettings } from "../settings/types.js";
 import { compileMatcher } from "./matcher.js";
 

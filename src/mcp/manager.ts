@@ -1,6 +1,7 @@
 import type { AnyTool, Tools } from "../core/Tool.js";
 import type { Settings } from "../settings/types.js";
 import type { ScopedMcpServerConfig } from "./config.js";
+import { mcpSettingsSection } from "./settingsSection.js";
 import { createMcpServerConnection, type McpConnectionOptions, type McpServerConnection } from "./connection.js";
 
 export interface ConnectMcpServersOptions extends Omit<McpConnectionOptions, "onToolsChanged"> {
@@ -34,10 +35,12 @@ export async function connectMcpServers(
 ): Promise<McpManager> {
   const listeners = new Set<(serverName: string) => void>();
   let generation = 0;
+  const fromSettings = mcpSettingsSection.schema.safeParse(options.settings?.mcp ?? {});
+  const timeouts = fromSettings.success ? fromSettings.data : {};
   const connectionOptions: McpConnectionOptions = {
     ...options,
-    connectTimeoutMs: options.connectTimeoutMs ?? positive(options.settings?.mcp?.connectTimeoutMs),
-    callTimeoutMs: options.callTimeoutMs ?? positive(options.settings?.mcp?.callTimeoutMs),
+    connectTimeoutMs: options.connectTimeoutMs ?? positive(timeouts.connectTimeoutMs),
+    callTimeoutMs: options.callTimeoutMs ?? positive(timeouts.callTimeoutMs),
     onToolsChanged: (serverName) => {
       generation++;
       for (const listener of listeners) listener(serverName);

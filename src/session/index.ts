@@ -3,7 +3,8 @@ import path from "node:path";
 import type { CanUseToolFn, Tools, ToolUseContext } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { createToolUseContext, getToolgateHome } from "../core/context.js";
-import { loadSettings, mergeSettings, formatSettingsLoadError } from "../settings/index.js";
+import { mergeSettings, formatSettingsLoadError } from "../settings/index.js";
+import { loadSettings, settingsSections } from "./settings.js";
 import type { LoadedSettings } from "../settings/types.js";
 import {
   buildPermissionContext,
@@ -81,7 +82,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const env = options.env ?? process.env;
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? getToolgateHome(env);
-  const settings = loadSettings({ cwd, home, settingsFile: options.settingsFile, env });
+  const settings = loadSettings({ cwd, home, settingsFile: options.settingsFile, env, sections: settingsSections(options.tools ?? getBuiltinTools()) });
   const merged = mergeSettings(settings);
   const isFileError = (e: (typeof settings.errors)[number]) => (e.scope ?? "file") === "file";
   const warnings = settings.errors.filter((e) => !isFileError(e)).map(formatSettingsLoadError);

@@ -1,5 +1,5 @@
 export {
-  loadSettings,
+  loadSettingsFiles,
   mergeSettings,
   readSettingsFile,
   formatSettingsLoadError,
@@ -13,7 +13,7 @@ export {
   type SettingsFileLocation,
   type ReadSettingsResult,
 } from "./load.js";
-export { validateSettings, settingsSchema, type SettingsValidation } from "./schema.js";
+export { validateSettings, buildSettingsSchema, type SettingsSection, type SettingsValidation } from "./schema.js";
 export { parseJsonWithLocation, type JsonParseResult } from "./json.js";
 export { writeSettingsFileAtomic, updateSettingsFile, SettingsWriteError } from "./write.js";
 export * from "./types.js";

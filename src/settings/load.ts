@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { getToolgateHome } from "../util/home.js";
 import { parseJsonWithLocation } from "./json.js";
-import { validateSettings } from "./schema.js";
+import { validateSettings, type SettingsSection } from "./schema.js";
 import type { LoadedSettings, Settings, SettingsFile, SettingsFileSource, SettingsLoadError } from "./types.js";
 
 export const DEFAULT_MANAGED_SETTINGS_PATH = "/etc/toolgate/managed-settings.json";
@@ -17,6 +17,8 @@ export interface LoadSettingsOptions {
   /** Defaults to TOOLGATE_MANAGED_SETTINGS, else /etc/toolgate/managed-settings.json. */
   managedSettingsPath?: string;
   env?: NodeJS.ProcessEnv;
+  /** The sections to check each file against (the owners declare them); keys of no section are kept unchecked. */
+  sections?: readonly SettingsSection[];
 }
 
 export interface SettingsFileLocation {
@@ -76,7 +78,7 @@ export type ReadSettingsResult =
  * Read and validate one settings file. An empty file is `{}`; a file that is not a JSON object is an error
  * and contributes nothing; invalid entries of a valid file are dropped one by one and listed in `problems`.
  */
-export function readSettingsFile(file: string): ReadSettingsResult {
+export function readSettingsFile(file: string, sections?: readonly SettingsSection[]): ReadSettingsResult {
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
@@ -91,7 +93,7 @@ export function readSettingsFile(file: string): ReadSettingsResult {
   if (text.trim() === "") return { status: "ok", settings: {}, raw: {}, text, problems: [] };
   const parsed = parseJsonWithLocation(text);
   if (!parsed.ok) return { status: "error", message: `invalid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}` };
-  const validation = validateSettings(parsed.value);
+  const validation = validateSettings(parsed.value, sections);
   if (!validation.ok) return { status: "error", message: `invalid settings: ${validation.problems.join("; ")}` };
   return { status: "ok", settings: validation.settings, raw: parsed.value as Record<string, unknown>, text, problems: validation.problems };
 }
@@ -100,13 +102,14 @@ export function readSettingsFile(file: string): ReadSettingsResult {
  * Load every settings source, lowest precedence first: user, project, local, `--settings`, managed.
  * A file that exists but cannot be read or is not a JSON object is reported in `errors` (scope "file") and
  * contributes nothing, so sessions refuse to run tools until it is fixed (see createSession); each invalid
- * entry of a file that parses is reported there too (scope "entry") and dropped on its own.
+ * entry of a file that parses is reported there too (scope "entry") and dropped on its own. Which entries
+ * are valid, the `sections` say; `loadSettings` (src/session/settings.ts) passes every section toolgate has.
  */
-export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
+export function loadSettingsFiles(options: LoadSettingsOptions): LoadedSettings {
   const files: SettingsFile[] = [];
   const errors: SettingsLoadError[] = [];
   for (const location of settingsFileLocations(options)) {
-    const result = readSettingsFile(location.path);
+    const result = readSettingsFile(location.path, options.sections);
     if (result.status === "missing") {
       if (location.required) errors.push({ source: location.source, path: location.path, message: "the settings file does not exist" });
       continue;

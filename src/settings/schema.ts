@@ -1,66 +1,27 @@
 import { z } from "zod";
-import { PERMISSION_MODES } from "../core/permissionTypes.js";
-import { parsePermissionRule } from "../permissions/ruleParser.js";
 import type { Settings } from "./types.js";
 
-const ruleString = z.string().superRefine((rule, ctx) => {
-  try {
-    parsePermissionRule(rule);
-  } catch (err) {
-    ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
-  }
-});
+/** One top-level key of settings.json, declared by the part of toolgate that reads it (permissions, hooks, a tool). */
+export interface SettingsSection {
+  key: string;
+  schema: z.ZodType;
+}
 
-const ruleList = z.array(ruleString);
-
-// Objects stay loose: Claude Code settings carry keys toolgate does not use (env, model, statusLine, …).
-const permissionsSchema = z.looseObject({
-  allow: ruleList.optional(),
-  deny: ruleList.optional(),
-  ask: ruleList.optional(),
-  defaultMode: z.enum(PERMISSION_MODES).optional(),
-  additionalDirectories: z.array(z.string().trim().min(1, "must not be empty")).optional(),
-  strict: z.boolean().optional(),
-});
-
-/** One command hook; src/hooks checks hooks with it too, for settings that did not come through validateSettings. */
-export const commandHookSchema = z.looseObject({
-  type: z.literal("command"),
-  command: z.string().trim().min(1, "must not be empty"),
-  timeout: z.number().positive().finite().optional(),
-});
+const schemas = new WeakMap<readonly SettingsSection[], z.ZodType>();
+const NO_SECTIONS: readonly SettingsSection[] = [];
 
 /**
- * Command hooks are checked in full; other hook types (Claude Code's "prompt", …) keep their shape and
- * are reported as unsupported by src/hooks, which also judges event names and matcher regexes.
+ * The settings schema for a set of sections. Objects stay loose: Claude Code settings carry keys toolgate
+ * does not use (env, model, statusLine, …), and a key no section declares is kept as it is.
  */
-const hookSchema = z.looseObject({ type: z.string() }).superRefine((hook, ctx) => {
-  if (hook.type !== "command") return;
-  const parsed = commandHookSchema.safeParse(hook);
-  if (parsed.success) return;
-  for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
-});
-
-const hooksSchema = z.record(
-  z.string(),
-  z.array(
-    z.looseObject({
-      matcher: z.string().optional(),
-      hooks: z.array(hookSchema),
-    }),
-  ),
-);
-
-const positiveMs = z.number().positive().finite();
-
-export const settingsSchema = z.looseObject({
-  permissions: permissionsSchema.optional(),
-  hooks: hooksSchema.optional(),
-  glob: z.looseObject({ includeHidden: z.boolean().optional(), respectGitignore: z.boolean().optional() }).optional(),
-  grep: z.looseObject({ timeoutMs: positiveMs.optional() }).optional(),
-  mcp: z.looseObject({ connectTimeoutMs: positiveMs.optional(), callTimeoutMs: positiveMs.optional() }).optional(),
-  toolSearch: z.looseObject({ resultFormat: z.enum(["references", "schemas", "both"]).optional() }).optional(),
-});
+export function buildSettingsSchema(sections: readonly SettingsSection[]): z.ZodType {
+  let schema = schemas.get(sections);
+  if (!schema) {
+    schema = z.looseObject(Object.fromEntries(sections.map((section) => [section.key, section.schema.optional()])));
+    schemas.set(sections, schema);
+  }
+  return schema;
+}
 
 function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
@@ -104,8 +65,12 @@ function pruneAt(root: Record<string, unknown>, path: readonly PropertyKey[]): b
   return true;
 }
 
-/** Validate a parsed settings value; problems read like `permissions.allow[2]: invalid permission rule …`. */
-export function validateSettings(value: unknown): SettingsValidation {
+/**
+ * Validate a parsed settings value against the sections given; problems read like
+ * `permissions.allow[2]: invalid permission rule …`. Keys no section declares are kept unchecked.
+ */
+export function validateSettings(value: unknown, sections: readonly SettingsSection[] = NO_SECTIONS): SettingsValidation {
+  const settingsSchema = buildSettingsSchema(sections);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, problems: ["the file must contain a JSON object"] };
   }

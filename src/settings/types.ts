@@ -1,5 +1,3 @@
-import type { PermissionMode } from "../core/permissionTypes.js";
-
 /** Settings sources that are files, lowest precedence first. */
 export const SETTINGS_FILE_SOURCES = ["userSettings", "projectSettings", "localSettings", "flagSettings", "policySettings"] as const;
 export type SettingsFileSource = (typeof SETTINGS_FILE_SOURCES)[number];
@@ -35,24 +33,20 @@ export interface PermissionsSettings {
   allow?: string[];
   deny?: string[];
   ask?: string[];
-  defaultMode?: PermissionMode;
+  /** One of the permission modes (checked by the permissions section). */
+  defaultMode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
   additionalDirectories?: string[];
   /** toolgate's own: a deny or ask rule naming no tool is an error instead of a warning. */
   strict?: boolean;
 }
 
-/** Same JSON shape as Claude Code's settings.json for `permissions` and `hooks`; the rest is toolgate's. */
+/**
+ * Same JSON shape as Claude Code's settings.json for `permissions` and `hooks`. Every other key belongs to
+ * the part of toolgate that declares it (a tool's options, `mcp`, `sandbox`) and is read through its schema.
+ */
 export interface Settings {
   permissions?: PermissionsSettings;
   hooks?: HooksSettings;
-  /** Glob tool: search hidden files (default true) and apply .gitignore (default false). */
-  glob?: { includeHidden?: boolean; respectGitignore?: boolean };
-  /** Grep tool: kill ripgrep after this many milliseconds (default 20 000). */
-  grep?: { timeoutMs?: number };
-  /** MCP client: timeouts in milliseconds. */
-  mcp?: { connectTimeoutMs?: number; callTimeoutMs?: number };
-  /** ToolSearch: hand loaded tools back as tool_reference blocks, as schema text, or both (default). */
-  toolSearch?: { resultFormat?: "references" | "schemas" | "both" };
   [key: string]: unknown;
 }
 

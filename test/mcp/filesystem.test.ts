@@ -5,7 +5,7 @@ import { connectMcpServers, type McpManager } from "../../src/mcp/manager.js";
 import { createToolUseContext } from "../../src/core/context.js";
 import type { CanUseToolFn, ToolUseContext } from "../../src/core/Tool.js";
 import type { PermissionMode } from "../../src/core/permissionTypes.js";
-import { loadSettings } from "../../src/settings/load.js";
+import { loadSettings } from "../../src/session/settings.js";
 import { buildPermissionContext, createNonInteractiveCanUseTool, hasPermissionsToUseTool } from "../../src/permissions/index.js";
 import { tempDir } from "../helpers.js";
 import { FILESYSTEM_SERVER, resultText, runOne, stdioServer } from "./helpers.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createToolUseContext } from "../../src/core/context.js";
 import type { PermissionMode } from "../../src/core/permissionTypes.js";
-import { loadSettings } from "../../src/settings/index.js";
+import { loadSettings } from "../../src/session/settings.js";
 import { buildPermissionContext, createNonInteractiveCanUseTool, hasPermissionsToUseTool, PermissionRuleParseError } from "../../src/permissions/index.js";
 import { fileTool, plainTool, recordingCanUseTool, resultText, runOne, tempDir } from "./helpers.js";
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createToolUseContext } from "../../src/core/context.js";
-import { loadSettings } from "../../src/settings/index.js";
+import { loadSettings } from "../../src/session/settings.js";
 import { applyPermissionUpdate, buildPermissionContext, hasPermissionsToUseTool } from "../../src/permissions/index.js";
 import { plainTool, tempDir } from "./helpers.js";
 

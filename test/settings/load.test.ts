@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { loadSettings, mergeSettings, formatSettingsLoadError, parseJsonWithLocation } from "../../src/settings/index.js";
+import { mergeSettings, formatSettingsLoadError, parseJsonWithLocation } from "../../src/settings/index.js";
+import { loadSettings } from "../../src/session/settings.js";
 
 let cwd: string;
 let home: string;

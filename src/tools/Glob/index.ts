@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
+import { readSettingsSection } from "../../core/context.js";
 import { displayPath } from "../../core/paths.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
@@ -43,7 +44,11 @@ function searchRootOf(input: GlobInput, context: ToolUseContext): string {
   return splitGlobPattern(input.pattern, baseDirOf(input, context)).root;
 }
 
+/** `glob` in settings.json: search hidden files (default true) and apply .gitignore (default false). */
+export const GLOB_SETTINGS = { key: "glob", schema: z.looseObject({ includeHidden: z.boolean().optional(), respectGitignore: z.boolean().optional() }) };
+
 export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
+  settingsSection: GLOB_SETTINGS,
   name: GLOB_TOOL_NAME,
   searchHint: "find files by name pattern glob wildcard list directory",
   maxResultSizeChars: 20_000,
@@ -87,7 +92,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
   async call(input, context, _canUseTool, _message, onProgress) {
     const started = Date.now();
     const cwd = context.getCwd();
-    const settings = context.options.settings.glob ?? {};
+    const settings = readSettingsSection(context, GLOB_SETTINGS) ?? {};
     const result = await globSearch({
       pattern: input.pattern,
       baseDir: baseDirOf(input, context),

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
+import { readSettingsSection } from "../../core/context.js";
 import { displayPath } from "../../core/paths.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
@@ -41,7 +42,7 @@ function targetOf(input: GrepInput, context: ToolUseContext): string {
 }
 
 function timeoutFrom(context: ToolUseContext): number {
-  const configured = context.options.settings.grep?.timeoutMs;
+  const configured = readSettingsSection(context, GREP_SETTINGS)?.timeoutMs;
   return typeof configured === "number" && Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_SEARCH_TIMEOUT_MS;
 }
 
@@ -54,7 +55,11 @@ function paginate<T>(items: readonly T[], offset: number, headLimit: number): { 
   return { items: slice, page: pageOf(offset, headLimit, slice.length, items.length) };
 }
 
+/** `grep` in settings.json: kill ripgrep after this many milliseconds (default 20 000). */
+export const GREP_SETTINGS = { key: "grep", schema: z.looseObject({ timeoutMs: z.number().positive().finite().optional() }) };
+
 export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
+  settingsSection: GREP_SETTINGS,
   name: GREP_TOOL_NAME,
   searchHint: "search file contents regex ripgrep rg grep find text",
   maxResultSizeChars: 20_000,

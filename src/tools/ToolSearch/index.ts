@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
+import { readSettingsSection } from "../../core/context.js";
 import type { ToolUseContext, Tools } from "../../core/Tool.js";
 import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
 import { getCurrentTools, getDeferredToolNames, isDeferredTool } from "../../core/registry.js";
@@ -35,7 +36,7 @@ export interface ToolSearchOutput extends ToolSearchMatch {
 }
 
 function getToolSearchResultFormat(context: ToolUseContext): ToolSearchResultFormat {
-  const configured = context.options.settings.toolSearch?.resultFormat;
+  const configured = readSettingsSection(context, TOOL_SEARCH_SETTINGS)?.resultFormat;
   return RESULT_FORMATS.includes(configured as ToolSearchResultFormat) ? (configured as ToolSearchResultFormat) : "both";
 }
 
@@ -65,7 +66,11 @@ function summary(output: ToolSearchOutput): string {
   return lines.join("\n");
 }
 
+/** `toolSearch` in settings.json: hand loaded tools back as tool_reference blocks, as schema text, or both (default). */
+export const TOOL_SEARCH_SETTINGS = { key: "toolSearch", schema: z.looseObject({ resultFormat: z.enum(["references", "schemas", "both"]).optional() }) };
+
 export const ToolSearchTool = buildTool<ToolSearchInput, ToolSearchOutput>({
+  settingsSection: TOOL_SEARCH_SETTINGS,
   name: TOOL_SEARCH_TOOL_NAME,
   searchHint: "find search discover load deferred tools schemas mcp",
   inputSchema,

@@ -1,0 +1,19 @@
+import type { Tools } from "../core/Tool.js";
+import { loadSettingsFiles, type LoadSettingsOptions, type SettingsSection } from "../settings/index.js";
+import type { LoadedSettings } from "../settings/types.js";
+import { permissionsSettingsSection } from "../permissions/settingsSection.js";
+import { hooksSettingsSection } from "../hooks/settingsSection.js";
+import { mcpSettingsSection } from "../mcp/settingsSection.js";
+import { getBuiltinTools } from "../tools/index.js";
+
+/** Every section of settings.json toolgate reads, each declared by its owner; the tools' own come from the tools. */
+export function settingsSections(tools: Tools = getBuiltinTools()): SettingsSection[] {
+  return [permissionsSettingsSection, hooksSettingsSection, mcpSettingsSection, ...tools.flatMap((tool) => (tool.settingsSection ? [tool.settingsSection] : []))];
+}
+
+let builtinSections: SettingsSection[] | undefined;
+
+/** Load every settings source, checked against every section toolgate has (see `loadSettingsFiles`). */
+export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
+  return loadSettingsFiles({ ...options, sections: options.sections ?? (builtinSections ??= settingsSections()) });
+}

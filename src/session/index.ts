@@ -17,6 +17,7 @@ import { createHookRunner } from "../hooks/index.js";
 import { connectMcpServers, formatMcpConfigError, loadMcpConfig, type McpManager } from "../mcp/index.js";
 import { normalizeNameForMcp } from "../core/registry.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { createSandbox, sandboxUnavailableMessage, type Sandbox } from "../sandbox/index.js";
 
 export interface SessionOptions {
   /** Project directory; default process.cwd(). */
@@ -44,6 +45,11 @@ export interface SessionOptions {
   canUseTool?: CanUseToolFn;
   /** `--strict`: a deny or ask rule naming no tool is a fatal error (also on when any settings file sets `permissions.strict`). */
   strict?: boolean;
+  /**
+   * `--sandbox` (true) / `--no-sandbox` (false): run Bash in the OS sandbox. Undefined: `sandbox.enabled`
+   * from settings, else on wherever the platform supports it.
+   */
+  sandbox?: boolean;
 }
 
 export interface Session {
@@ -61,6 +67,8 @@ export interface Session {
   fatalErrors: string[];
   /** `--strict` or `permissions.strict` in any settings file. */
   strict: boolean;
+  /** The OS sandbox Bash runs in (status says whether it is active). */
+  sandbox: Sandbox;
   /** Stop background tasks, disconnect MCP servers. */
   close(): Promise<void>;
 }
@@ -100,6 +108,9 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
       if (client.status !== "connected") warnings.push(`MCP server ${client.name} is ${client.status}${client.error ? `: ${client.error}` : ""}`);
     }
   }
+
+  const sandbox = await createSandbox({ settings: merged.sandbox, enabled: options.sandbox });
+  if (sandbox.status === "unavailable") warnings.push(sandboxUnavailableMessage(sandbox));
 
   const interactive = options.interactive ?? false;
   const builtinTools = options.tools ?? getBuiltinTools();
@@ -143,6 +154,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     permissionContext,
     permissionDecider: hasPermissionsToUseTool,
     hookRunner: createHookRunner({ settings, projectDir: cwd, env }),
+    sandbox,
     isNonInteractiveSession: !interactive,
   });
   return {
@@ -153,9 +165,11 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     warnings,
     fatalErrors,
     strict,
+    sandbox,
     async close() {
       await context.tasks.stopAll();
       await mcp?.close();
+      await sandbox.close();
     },
   };
 }

@@ -1,0 +1,99 @@
+/**
+ * A session's sandbox: whether it is on, why not, its private temp dir, and how to wrap a command.
+ * Policy (what a command may touch) is in policy.ts, the process-wide runtime in runtime.ts, the
+ * model-facing refusal notes in messages.ts.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ToolPermissionContext } from "../core/permissionTypes.js";
+import type { SandboxSettings } from "../settings/types.js";
+import { filesystemPolicy, networkPolicy, type FilesystemPolicy, type WriteScope } from "./policy.js";
+import { acquireSandboxRuntime, releaseSandboxRuntime, sandboxInstallHint, wrapInSandbox, type WrappedCommand } from "./runtime.js";
+
+export { writeScopeFor, filesystemPolicy, networkPolicy, matchesHostPattern, SANDBOX_AUTO_ALLOW_REASON, type WriteScope, type FilesystemPolicy, type NetworkPolicy } from "./policy.js";
+export { describeSandboxRefusals } from "./messages.js";
+export { sandboxInstallHint, acquireSandboxRuntime, releaseSandboxRuntime, wrapInSandbox } from "./runtime.js";
+
+/** `disabled`: off by settings or flag. `unavailable`: wanted but cannot run here. */
+export type SandboxStatus = "active" | "disabled" | "unavailable";
+
+export interface SandboxCommand extends WrappedCommand {
+  filesystem: FilesystemPolicy;
+  /** The private temp dir ($TMPDIR inside the sandbox). */
+  tempDir: string;
+}
+
+export interface Sandbox {
+  readonly status: SandboxStatus;
+  /** Why it is not active, with the install command when something is missing. */
+  readonly reason?: string;
+  /** Asked for explicitly (`--sandbox`, `sandbox.enabled: true`): unavailable then fails Bash calls instead of falling back. */
+  readonly explicit: boolean;
+  readonly settings: SandboxSettings;
+  /** The private temp dir, when active. */
+  readonly tempDir?: string;
+  /** Wrap a bash script for this session's policy. */
+  wrap(script: string, options: { permissionContext: ToolPermissionContext; scope: WriteScope; commandId: string; signal?: AbortSignal }): Promise<SandboxCommand>;
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  settings?: SandboxSettings;
+  /** `--sandbox` (true) / `--no-sandbox` (false); undefined: settings, then on where supported. */
+  enabled?: boolean;
+}
+
+/** The line said once at start when the sandbox is wanted but cannot run. */
+export function sandboxUnavailableMessage(sandbox: Pick<Sandbox, "reason" | "explicit">): string {
+  const consequence = sandbox.explicit
+    ? "Bash commands will fail until it can run (or pass --no-sandbox)"
+    : "Bash commands run without it, judged by the permission rules alone";
+  return `The sandbox is unavailable (${sandbox.reason}); ${consequence}. To enable it, ${sandboxInstallHint()}.`;
+}
+
+function disabledSandbox(settings: SandboxSettings, status: SandboxStatus, reason: string, explicit: boolean): Sandbox {
+  return {
+    status,
+    reason,
+    explicit,
+    settings,
+    async wrap() {
+      throw new Error(status === "unavailable" ? sandboxUnavailableMessage({ reason, explicit }) : "The sandbox is disabled.");
+    },
+    async close() {},
+  };
+}
+
+/** Start the session's sandbox (or say why not); close() when the session ends. */
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const settings = options.settings ?? {};
+  const wanted = options.enabled ?? settings.enabled ?? true;
+  const explicit = options.enabled === true || (options.enabled === undefined && settings.enabled === true);
+  if (!wanted) return disabledSandbox(settings, "disabled", options.enabled === false ? "--no-sandbox" : "sandbox.enabled is false", false);
+  const availability = await acquireSandboxRuntime();
+  if (!availability.available) {
+    await releaseSandboxRuntime();
+    return disabledSandbox(settings, "unavailable", availability.reason, explicit);
+  }
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-sandbox-"));
+  let closed = false;
+  return {
+    status: "active",
+    explicit,
+    settings,
+    tempDir,
+    async wrap(script, { permissionContext, scope, commandId, signal }) {
+      if (closed) throw new Error("The session's sandbox is closed.");
+      const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
+      const wrapped = await wrapInSandbox(script, { filesystem, network: networkPolicy(permissionContext, settings), commandId, signal });
+      return { ...wrapped, filesystem, tempDir };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      fs.rmSync(tempDir, { recursive: true, force: true });
+      await releaseSandboxRuntime();
+    },
+  };
+}

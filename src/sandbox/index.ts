@@ -9,11 +9,11 @@ import path from "node:path";
 import type { ToolPermissionContext } from "../core/permissionTypes.js";
 import type { SandboxSettings } from "../settings/types.js";
 import { filesystemPolicy, networkPolicy, type FilesystemPolicy, type WriteScope } from "./policy.js";
-import { acquireSandboxRuntime, releaseSandboxRuntime, sandboxInstallHint, wrapInSandbox, type WrappedCommand } from "./runtime.js";
+import { acquireSandboxRuntime, checkSandboxSupport, releaseSandboxRuntime, sandboxInstallHint, wrapInSandbox, type WrappedCommand } from "./runtime.js";
 
 export { writeScopeFor, filesystemPolicy, networkPolicy, matchesHostPattern, SANDBOX_AUTO_ALLOW_REASON, type WriteScope, type FilesystemPolicy, type NetworkPolicy } from "./policy.js";
 export { describeSandboxRefusals } from "./messages.js";
-export { sandboxInstallHint, acquireSandboxRuntime, releaseSandboxRuntime, wrapInSandbox } from "./runtime.js";
+export { sandboxInstallHint, checkSandboxSupport, acquireSandboxRuntime, releaseSandboxRuntime, wrapInSandbox } from "./runtime.js";
 
 /** `disabled`: off by settings or flag. `unavailable`: wanted but cannot run here. */
 export type SandboxStatus = "active" | "disabled" | "unavailable";
@@ -65,26 +65,41 @@ function disabledSandbox(settings: SandboxSettings, status: SandboxStatus, reaso
   };
 }
 
-/** Start the session's sandbox (or say why not); close() when the session ends. */
+/**
+ * The session's sandbox. The quick check decides at once (so the start-up message is said once, at start);
+ * the runtime itself starts in the background and the first command waits for it. Should it then fail
+ * (bwrap present but unusable), that command and every later one fail with the reason: a command the
+ * verdict allowed because the sandbox would contain it never runs without it.
+ */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const settings = options.settings ?? {};
   const wanted = options.enabled ?? settings.enabled ?? true;
   const explicit = options.enabled === true || (options.enabled === undefined && settings.enabled === true);
   if (!wanted) return disabledSandbox(settings, "disabled", options.enabled === false ? "--no-sandbox" : "sandbox.enabled is false", false);
-  const availability = await acquireSandboxRuntime();
-  if (!availability.available) {
-    await releaseSandboxRuntime();
-    return disabledSandbox(settings, "unavailable", availability.reason, explicit);
-  }
+  const support = checkSandboxSupport();
+  if (!support.available) return disabledSandbox(settings, "unavailable", support.reason, explicit);
+
+  let failure: string | undefined;
+  const ready = acquireSandboxRuntime().then((availability) => {
+    if (!availability.available) failure = availability.reason;
+  });
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-sandbox-"));
   let closed = false;
   return {
-    status: "active",
-    explicit,
+    get status(): SandboxStatus {
+      return failure === undefined ? "active" : "unavailable";
+    },
+    get reason() {
+      return failure;
+    },
+    // a sandbox that failed after the verdicts assumed it must not fall back to running commands bare
+    explicit: true,
     settings,
     tempDir,
     async wrap(script, { permissionContext, scope, commandId, signal }) {
       if (closed) throw new Error("The session's sandbox is closed.");
+      await ready;
+      if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
       const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
       const wrapped = await wrapInSandbox(script, { filesystem, network: networkPolicy(permissionContext, settings), commandId, signal });
       return { ...wrapped, filesystem, tempDir };
@@ -93,6 +108,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (closed) return;
       closed = true;
       fs.rmSync(tempDir, { recursive: true, force: true });
+      await ready;
       await releaseSandboxRuntime();
     },
   };

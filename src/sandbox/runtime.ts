@@ -55,11 +55,17 @@ async function probe(): Promise<string | undefined> {
   }
 }
 
-async function start(): Promise<SandboxAvailability> {
-  await stopping;
+/** The quick check (platform, bwrap, socat): what can be known without starting anything. */
+export function checkSandboxSupport(): SandboxAvailability {
   if (!SandboxManager.isSupportedPlatform()) return { available: false, reason: `the sandbox does not support ${process.platform}` };
   const deps = SandboxManager.checkDependencies({ command: rgPath });
-  if (deps.errors.length) return { available: false, reason: deps.errors.join(", ") };
+  return deps.errors.length ? { available: false, reason: deps.errors.join(", ") } : { available: true };
+}
+
+async function start(): Promise<SandboxAvailability> {
+  await stopping;
+  const support = checkSandboxSupport();
+  if (!support.available) return support;
   try {
     // the log monitor reports which paths a command was refused, so the result can name them
     await SandboxManager.initialize(structuredClone(BASE_CONFIG), askHost, true);

@@ -109,7 +109,9 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     }
   }
 
-  const sandbox = await createSandbox({ settings: merged.sandbox, enabled: options.sandbox });
+  // An unusable settings file may be the one that turns auto-allow off: judge as if it did.
+  const sandboxSettings = fatalErrors.length ? { ...merged.sandbox, autoAllowBashIfSandboxed: false } : merged.sandbox;
+  const sandbox = await createSandbox({ settings: sandboxSettings, enabled: options.sandbox });
   if (sandbox.status === "unavailable") warnings.push(sandboxUnavailableMessage(sandbox));
 
   const interactive = options.interactive ?? false;

@@ -101,7 +101,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       await ready;
       if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
       const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
-      const wrapped = await wrapInSandbox(script, { filesystem, network: networkPolicy(permissionContext, settings), commandId, signal });
+      // the runtime's own default ($TMPDIR=/tmp/claude) is shared and may not exist: use the session's
+      const withTemp = `export TMPDIR='${tempDir.replace(/'/g, `'\\''`)}'; ${script}`;
+      const wrapped = await wrapInSandbox(withTemp, { filesystem, network: networkPolicy(permissionContext, settings), commandId, signal });
       return { ...wrapped, filesystem, tempDir };
     },
     async close() {

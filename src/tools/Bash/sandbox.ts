@@ -2,7 +2,7 @@
  * Bash and the session's OS sandbox: which verdict a command gets when the sandbox contains it, and how one
  * call runs (sandboxed with a write scope, outside it, or refused because the sandbox it needs is missing).
  */
-import type { PermissionResult } from "../../core/permissionTypes.js";
+import type { PermissionDecision, PermissionResult } from "../../core/permissionTypes.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import { isForcedAsk, matchCommandPattern } from "../../permissions/index.js";
 import {
@@ -15,7 +15,7 @@ import {
 } from "../../sandbox/index.js";
 import { analyzeCommand } from "./permissions/index.js";
 import { suggestRuleContent } from "./permissions/suggestions.js";
-import { cwdFilePath, shellScript, singleQuote } from "./shell.js";
+import { cwdFilePath, shellScript } from "./shell.js";
 
 export interface SandboxInput {
   command: string;
@@ -97,7 +97,7 @@ export async function prepareBashLaunch(
   const scope = writeScopeFor(context.permissionDecision, permissionContext.mode);
   const tempDir = sandbox.tempDir as string;
   const cwdFile = options.captureCwd ? cwdFilePath(tempDir) : undefined;
-  const script = shellScript(input.command, cwdFile, `export TMPDIR=${singleQuote(tempDir)}`);
+  const script = shellScript(input.command, cwdFile);
   const wrapped = await sandbox.wrap(script, { permissionContext, scope, commandId: options.commandId, signal: context.abortController.signal });
   const suggestedRules = [...new Set(analyzeCommand(input.command).parts.map((p) => suggestRuleContent(p)).filter((r): r is string => !!r))];
   return {
@@ -108,4 +108,20 @@ export async function prepareBashLaunch(
     finish: (output, cwd) =>
       describeSandboxRefusals({ violations: wrapped.finish(), output, scope, filesystem: wrapped.filesystem, cwd, suggestedRules }),
   };
+}
+
+/** The `sandbox:` line of `toolgate permissions explain Bash …`: where the command would run and what it could write. */
+export function describeBashSandbox(input: SandboxInput, decision: PermissionDecision, context: ToolUseContext): string | undefined {
+  const sandbox = context.sandbox;
+  if (!sandbox) return undefined;
+  if (sandbox.status === "disabled") return `sandbox: off (${sandbox.reason}); the rules alone decide`;
+  if (sandbox.status === "unavailable") {
+    return sandbox.explicit ? `sandbox: unavailable (${sandbox.reason}); Bash calls fail` : `sandbox: unavailable (${sandbox.reason}); the rules alone decide`;
+  }
+  if (!runsSandboxed(input, sandbox)) {
+    return `sandbox: runs outside the sandbox (${isExcludedCommand(input.command, sandbox) ? "sandbox.excludedCommands" : "dangerouslyDisableSandbox"})`;
+  }
+  const mode = context.getAppState().toolPermissionContext.mode;
+  if (decision.behavior === "allow") return `sandbox: ${describeSandboxScope(writeScopeFor(decision, mode))}`;
+  return `sandbox: if approved, ${describeSandboxScope(writeScopeFor({ behavior: "allow" }, mode))}`;
 }

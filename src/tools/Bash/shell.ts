@@ -69,18 +69,18 @@ function findBash(): string {
   return bashPath;
 }
 
-export const singleQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+const singleQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** A temp file path for the EXIT trap to write the final directory to. */
 export function cwdFilePath(dir = os.tmpdir()): string {
   return path.join(dir, `toolgate-cwd-${randomUUID()}`);
 }
 
-/** The script bash runs: stderr into stdout, the cwd trap, an optional prelude, then the command. */
-export function shellScript(command: string, cwdFile?: string, prelude?: string): string {
+/** The script bash runs: stderr into stdout, the cwd trap, then the command. */
+export function shellScript(command: string, cwdFile?: string): string {
   const trap = cwdFile ? `; trap 'builtin printf "%s" "$PWD" >| ${singleQuote(cwdFile)} 2>/dev/null' EXIT` : "";
   // one line, so bash's line numbers in error messages match the command's own
-  return `exec 2>&1${trap}; ${prelude ? `${prelude}; ` : ""}${command}`;
+  return `exec 2>&1${trap}; ${command}`;
 }
 
 /** The non-interactive environment: pagers and editors that return at once, no prompts, a predictable cd. */

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type { CanUseToolFn, Tools, ToolUseContext } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
@@ -96,19 +97,6 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const fatalErrors = settings.errors.filter(isFileError).map(formatSettingsLoadError);
   const strict = options.strict === true || settings.files.some((f) => f.settings.permissions?.strict === true);
 
-  let mcp: McpManager | undefined;
-  // A broken settings file may hold the deny rules for these servers' tools: start none of them.
-  if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
-    warnings.push("MCP servers were not started, because a settings file is unusable");
-  } else if (options.mcpConfigFiles !== undefined) {
-    const config = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env });
-    warnings.push(...config.errors.map(formatMcpConfigError));
-    mcp = await connectMcpServers(config.servers, { settings: merged, env });
-    for (const client of mcp.clients) {
-      if (client.status !== "connected") warnings.push(`MCP server ${client.name} is ${client.status}${client.error ? `: ${client.error}` : ""}`);
-    }
-  }
-
   // An unusable settings file may be the one that turns auto-allow off: judge as if it did.
   const sandboxSettings = fatalErrors.length ? { ...merged.sandbox, autoAllowBashIfSandboxed: false } : merged.sandbox;
   const sandbox = await createSandbox({ settings: sandboxSettings, enabled: options.sandbox });
@@ -125,6 +113,25 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     addDirs: options.addDirs,
     nonInteractive: !interactive,
   });
+
+  let mcp: McpManager | undefined;
+  // A broken settings file may hold the deny rules for these servers' tools: start none of them.
+  if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
+    warnings.push("MCP servers were not started, because a settings file is unusable");
+  } else if (options.mcpConfigFiles !== undefined) {
+    const config = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env });
+    warnings.push(...config.errors.map(formatMcpConfigError));
+    mcp = await connectMcpServers(config.servers, {
+      settings: merged,
+      env,
+      // a sandboxed server may write the working directories, like a command a rule allows
+      sandboxWrap: (commandLine, serverName) =>
+        sandbox.wrap(commandLine, { permissionContext, scope: "workingDirectories", commandId: `mcp:${serverName}:${randomUUID()}` }),
+    });
+    for (const client of mcp.clients) {
+      if (client.status !== "connected") warnings.push(`MCP server ${client.name} is ${client.status}${client.error ? `: ${client.error}` : ""}`);
+    }
+  }
 
   // A directory from settings may be missing on this machine (settings travel): say so, but it is not a usage error.
   for (const dir of permissionContext.additionalWorkingDirectories) {

@@ -93,10 +93,10 @@ export function ruleToSandboxPaths(rule: PermissionRule, cwd: string, home = os.
   if (content === undefined) return [];
   const { root, pattern } = resolvePatternRoot(content, rule, cwd, home);
   let body = pattern.replace(/\/+$/, "");
-  const folder = body.endsWith("/**") ? body.slice(0, -3) : undefined;
-  if (folder !== undefined) body = folder;
-  if (body === "" || body === "**") return [root];
+  // gitignore: a slash anywhere but at the end anchors the pattern to its root
   const anchored = body.startsWith("/") || body.slice(0, -1).includes("/");
+  if (body.endsWith("/**")) body = body.slice(0, -3);
+  if (body === "" || body === "**") return [root];
   const rel = body.replace(/^\/+/, "");
   if (anchored) return [path.join(root, rel)];
   return [path.join(root, rel), path.join(root, "**", rel)];

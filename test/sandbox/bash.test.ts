@@ -154,6 +154,11 @@ describe.skipIf(!!skipReason)("Bash in the OS sandbox", () => {
         "echo evil > .bashrc",
         "echo evil >> sub/.git/config",
         "mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit",
+        "ln -s .git/hooks h && echo evil > h/pre-commit",
+        "echo evil > /proc/self/cwd/.git/hooks/pre-commit",
+        "cd .git/hooks && echo evil > pre-commit",
+        "rm -rf .git/hooks && mkdir .git/hooks && echo evil > .git/hooks/pre-commit",
+        `python3 -c "import os; os.rename('.git/config', 'c2')"`,
       ];
       for (const command of attempts) await bash(session, { command });
       expect(exists(cwd, ".git/hooks/pre-commit")).toBe(false);
@@ -163,6 +168,8 @@ describe.skipIf(!!skipReason)("Bash in the OS sandbox", () => {
       expect(exists(cwd, ".mcp.json")).toBe(false);
       expect(exists(cwd, ".bashrc")).toBe(false);
       expect(exists(cwd, ".git-old")).toBe(false);
+      expect(exists(cwd, "h/pre-commit")).toBe(false);
+      expect(exists(cwd, "c2")).toBe(false);
       // a writer the matcher cannot see through: only the sandbox stops it
       const { text } = await bash(session, { command: `python3 -c "open('.mcp.json', 'w').write('{}')"` });
       expect(exists(cwd, ".mcp.json")).toBe(false);

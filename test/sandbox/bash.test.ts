@@ -186,6 +186,12 @@ describe.skipIf(!!skipReason)("Bash in the OS sandbox", () => {
       }
     });
 
+    it("an unanchored Read deny rule (any depth) is unreadable at every depth", async () => {
+      const { session } = await open({ settings: { permissions: { deny: ["Read(.env)", "Read(*.pem)"] } }, files: { ".env": "hunter2\n", "a/b/.env": "hunter2\n", "keys/server.pem": "hunter2\n" } });
+      const { text } = await bash(session, { command: "grep -r hunter2 . ; cat a/b/.env keys/server.pem" });
+      expect(text).not.toContain("hunter2");
+    });
+
     it("an Edit-denied file cannot be written even by a command a rule allows", async () => {
       const { session, cwd } = await open({ allowedTools: ["Bash(cp:*)", "Bash(tee:*)"], settings: { permissions: { deny: ["Edit(locked.txt)", "Edit(config/**)"] } }, files: { "locked.txt": "original\n", "config/app.json": "{}\n" } });
       await bash(session, { command: "cp in.txt locked.txt" });

@@ -15,6 +15,13 @@ export { writeScopeFor, filesystemPolicy, networkPolicy, matchesHostPattern, SAN
 export { describeSandboxRefusals } from "./messages.js";
 export { sandboxInstallHint, checkSandboxSupport, acquireSandboxRuntime, releaseSandboxRuntime, wrapInSandbox } from "./runtime.js";
 
+/**
+ * The runtime starts its in-sandbox proxy relays (socat on 3128 and 1080) in the background right before the
+ * command; on a loaded machine the command can win the race and find no proxy. Wait for both (at most ~2 s).
+ */
+const WAIT_FOR_PROXY =
+  "_tg_n=0; until { (: <>/dev/tcp/127.0.0.1/3128) && (: <>/dev/tcp/127.0.0.1/1080); } 2>/dev/null || [ $((_tg_n += 1)) -gt 200 ]; do sleep 0.01; done; unset _tg_n";
+
 /** `disabled`: off by settings or flag. `unavailable`: wanted but cannot run here. */
 export type SandboxStatus = "active" | "disabled" | "unavailable";
 
@@ -102,7 +109,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
       const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
       // the runtime's own default ($TMPDIR=/tmp/claude) is shared and may not exist: use the session's
-      const withTemp = `export TMPDIR='${tempDir.replace(/'/g, `'\\''`)}'; ${script}`;
+      const withTemp = `${WAIT_FOR_PROXY}; export TMPDIR='${tempDir.replace(/'/g, `'\\''`)}'; ${script}`;
       const wrapped = await wrapInSandbox(withTemp, { filesystem, network: networkPolicy(permissionContext, settings), commandId, signal });
       return { ...wrapped, filesystem, tempDir };
     },

@@ -74,7 +74,7 @@ function disabledSandbox(settings: SandboxSettings, status: SandboxStatus, reaso
 
 /**
  * The session's sandbox. The quick check decides at once (so the start-up message is said once, at start);
- * the runtime itself starts in the background and the first command waits for it. Should it then fail
+ * the runtime itself starts with the first command. Should it then fail
  * (bwrap present but unusable), that command and every later one fail with the reason: a command the
  * verdict allowed because the sandbox would contain it never runs without it.
  */
@@ -87,9 +87,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   if (!support.available) return disabledSandbox(settings, "unavailable", support.reason, explicit);
 
   let failure: string | undefined;
-  const ready = acquireSandboxRuntime().then((availability) => {
-    if (!availability.available) failure = availability.reason;
-  });
+  // started by the first command, so sessions that only report (explain, tools) never start it
+  let ready: Promise<void> | undefined;
+  const start = () =>
+    (ready ??= acquireSandboxRuntime().then((availability) => {
+      if (!availability.available) failure = availability.reason;
+    }));
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-sandbox-"));
   let closed = false;
   return {
@@ -105,7 +108,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     tempDir,
     async wrap(script, { permissionContext, scope, commandId, signal }) {
       if (closed) throw new Error("The session's sandbox is closed.");
-      await ready;
+      await start();
       if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
       const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
       // the runtime's own default ($TMPDIR=/tmp/claude) is shared and may not exist: use the session's
@@ -117,6 +120,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (closed) return;
       closed = true;
       fs.rmSync(tempDir, { recursive: true, force: true });
+      if (!ready) return;
       await ready;
       await releaseSandboxRuntime();
     },

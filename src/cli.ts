@@ -19,7 +19,9 @@ function withSessionFlags(command: Command): Command {
     .option("--disallowedTools <rules>", 'rules to deny, repeatable, e.g. "Bash(rm:*)"', collect)
     .option("--add-dir <dir>", "an additional working directory (repeatable)", collect)
     .option("--mcp-config <file>", "an MCP server configuration file or JSON (same shape as .mcp.json; repeatable)", collect)
-    .option("--strict", "refuse to run when a deny or ask rule names no tool (also: permissions.strict in settings)");
+    .option("--strict", "refuse to run when a deny or ask rule names no tool (also: permissions.strict in settings)")
+    .option("--sandbox", "run Bash in the OS sandbox, and fail Bash calls if it cannot run (default: on where supported)")
+    .option("--no-sandbox", "run Bash without the OS sandbox: the permission rules alone decide");
 }
 
 /** commander's "error: …" as toolgate's one line, with the hint that fixes the usual cause. */

@@ -6,6 +6,8 @@ import { explainPermission, parseExplainInput } from "../permissions/index.js";
 import { suggestToolName } from "../core/toolNames.js";
 import { runMcpList, runMcpServe } from "../mcp/index.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { BASH_TOOL_NAME } from "../tools/Bash/prompt.js";
+import { describeBashSandbox } from "../tools/Bash/sandbox.js";
 import { runExec } from "./exec.js";
 import { UsageError } from "./errors.js";
 import { parsePort, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
@@ -132,8 +134,13 @@ export async function explainCommand(toolName: string, input: string, flags: Ses
     }
     const parsed = parseExplainInput(tool, input);
     if (!parsed.ok) throw new UsageError(parsed.message);
-    const { text } = await explainPermission(tool, parsed.input, session.context);
-    process.stdout.write(`${text}\n`);
+    const { text, decision } = await explainPermission(tool, parsed.input, session.context);
+    const bashInput = parsed.input as { command?: unknown } | null;
+    const sandboxLine =
+      tool.name === BASH_TOOL_NAME && typeof bashInput?.command === "string"
+        ? describeBashSandbox(bashInput as { command: string }, decision, session.context)
+        : undefined;
+    process.stdout.write(`${text}${sandboxLine ? `\n${sandboxLine}` : ""}\n`);
     return 0;
   } finally {
     await session.close();

@@ -16,6 +16,8 @@ export interface SessionFlags {
   addDir?: string[];
   mcpConfig?: string[];
   strict?: boolean;
+  /** `--sandbox` true, `--no-sandbox` false. */
+  sandbox?: boolean;
 }
 
 /**
@@ -76,5 +78,6 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
     disallowedTools: flags.disallowedTools,
     addDirs: flags.addDir,
     strict: flags.strict,
+    sandbox: flags.sandbox,
   };
 }

@@ -6,6 +6,7 @@ import type { FileHistory } from "./fileHistory.js";
 import type { TaskRegistry } from "./tasks.js";
 import type { HookRunner } from "./hookTypes.js";
 import type { Settings } from "../settings/types.js";
+import type { Sandbox } from "../sandbox/index.js";
 
 /** A raw JSON Schema object, as MCP servers describe their tools. */
 export type JSONSchema = { type?: string; [key: string]: unknown };
@@ -203,6 +204,10 @@ export interface ToolUseContext {
   queryTracking?: { chainId: string; depth: number };
   /** Set on the per-call context handed to `call()`. */
   toolUseId?: string;
+  /** Set on the per-call context: the allow that let this call run (Bash picks its sandbox write scope from it). */
+  permissionDecision?: PermissionDecision;
+  /** The session's OS sandbox for Bash; absent means commands run unsandboxed. */
+  sandbox?: Sandbox;
   /** The permission rule engine; without one, the tool's own checkPermissions decides (passthrough → ask). */
   permissionDecider?: PermissionDecider;
   hookRunner?: HookRunner;

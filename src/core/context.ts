@@ -13,6 +13,7 @@ import type { Message } from "./messages.js";
 import type { PermissionMode, ToolPermissionContext } from "./permissionTypes.js";
 import type { HookRunner } from "./hookTypes.js";
 import type { Settings } from "../settings/types.js";
+import type { Sandbox } from "../sandbox/index.js";
 import { createFileStateCache, type FileStateCache } from "./fileStateCache.js";
 import { createFileHistory, type FileHistory } from "./fileHistory.js";
 import { createTaskRegistry, type TaskRegistry } from "./tasks.js";
@@ -61,6 +62,7 @@ export interface CreateToolUseContextOptions {
   permissionContext?: ToolPermissionContext;
   permissionDecider?: PermissionDecider;
   hookRunner?: HookRunner;
+  sandbox?: Sandbox;
   abortController?: AbortController;
   messages?: Message[];
   readFileState?: FileStateCache;
@@ -123,6 +125,7 @@ export function createToolUseContext(options: CreateToolUseContextOptions): Tool
     contentReplacementState: { seen: new Set(), replacements: new Map() },
     permissionDecider: options.permissionDecider,
     hookRunner: options.hookRunner,
+    sandbox: options.sandbox,
     env,
   };
 }

@@ -341,7 +341,7 @@ async function* pipeline(
     queue.close();
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  const callContext: ToolUseContext = { ...context, toolUseId: toolUseID };
+  const callContext: ToolUseContext = { ...context, toolUseId: toolUseID, permissionDecision: decision };
   try {
     const done = Promise.resolve()
       .then(() =>

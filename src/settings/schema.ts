@@ -60,6 +60,21 @@ export const settingsSchema = z.looseObject({
   grep: z.looseObject({ timeoutMs: positiveMs.optional() }).optional(),
   mcp: z.looseObject({ connectTimeoutMs: positiveMs.optional(), callTimeoutMs: positiveMs.optional() }).optional(),
   toolSearch: z.looseObject({ resultFormat: z.enum(["references", "schemas", "both"]).optional() }).optional(),
+  sandbox: z
+    .looseObject({
+      enabled: z.boolean().optional(),
+      autoAllowBashIfSandboxed: z.boolean().optional(),
+      excludedCommands: z.array(z.string().trim().min(1, "must not be empty")).optional(),
+      allowUnsandboxedCommands: z.boolean().optional(),
+      network: z
+        .looseObject({
+          allowedDomains: z.array(z.string().trim().min(1, "must not be empty")).optional(),
+          allowUnixSockets: z.array(z.string()).optional(),
+          allowLocalBinding: z.boolean().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 
 function formatPath(path: readonly PropertyKey[]): string {

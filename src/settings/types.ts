@@ -42,6 +42,18 @@ export interface PermissionsSettings {
 }
 
 /** Same JSON shape as Claude Code's settings.json for `permissions` and `hooks`; the rest is toolgate's. */
+export interface SandboxSettings {
+  /** Default: on wherever the platform supports it. */
+  enabled?: boolean;
+  /** A Bash command no rule covers runs without asking, contained by the sandbox (default true). */
+  autoAllowBashIfSandboxed?: boolean;
+  /** Commands (Bash rule syntax: `docker:*`) that run outside the sandbox under the normal rules. */
+  excludedCommands?: string[];
+  /** Honour a Bash call's `dangerouslyDisableSandbox: true` (it then always asks). Default false. */
+  allowUnsandboxedCommands?: boolean;
+  network?: { allowedDomains?: string[]; allowUnixSockets?: string[]; allowLocalBinding?: boolean };
+}
+
 export interface Settings {
   permissions?: PermissionsSettings;
   hooks?: HooksSettings;
@@ -53,6 +65,8 @@ export interface Settings {
   mcp?: { connectTimeoutMs?: number; callTimeoutMs?: number };
   /** ToolSearch: hand loaded tools back as tool_reference blocks, as schema text, or both (default). */
   toolSearch?: { resultFormat?: "references" | "schemas" | "both" };
+  /** Bash (and opted-in stdio MCP servers) in an OS sandbox; the shape of Claude Code's `sandbox` settings. */
+  sandbox?: SandboxSettings;
   [key: string]: unknown;
 }
 

@@ -6,6 +6,8 @@ import { explainPermission, parseExplainInput } from "../permissions/index.js";
 import { suggestToolName } from "../core/toolNames.js";
 import { runMcpList, runMcpServe } from "../mcp/index.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
+import { stopTrackedTrees } from "../tools/Bash/processTree.js";
 import { runExec } from "./exec.js";
 import { UsageError } from "./errors.js";
 import { parsePort, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
@@ -58,13 +60,12 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
     process.stderr.write("[toolgate] interrupted: cancelling running tools (press Ctrl-C again to quit now)\n");
     session.context.abortController.abort();
   };
-  // Node's default SIGTERM skips cleanup: stop the tools' process trees first.
-  const onSigterm = () => {
+  // Node's default SIGTERM and SIGHUP skip cleanup: stop the tools' process trees first.
+  const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
     session.context.abortController.abort();
-    void session.close().finally(() => process.exit(143));
-  };
+    void Promise.allSettled([session.close(), stopTrackedTrees()]).finally(() => process.exit(signalExitCode(signal)));
+  });
   process.on("SIGINT", onSigint);
-  process.once("SIGTERM", onSigterm);
   try {
     const summary = await runExec(session, {
       input: process.stdin,
@@ -78,7 +79,7 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
     return interrupts > 0 ? 130 : 0;
   } finally {
     process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
+    offTermination();
     await session.close();
   }
 }

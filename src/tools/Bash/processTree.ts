@@ -165,3 +165,8 @@ export function trackGroup(pgid: number): void {
 export function untrackGroup(pgid: number): void {
   liveGroups.delete(pgid);
 }
+
+/** Stop every tree still tracked (toolgate is about to exit on a signal); resolves when they are gone. */
+export async function stopTrackedTrees(): Promise<void> {
+  await Promise.all([...liveGroups].map((group) => killProcessTree(group)));
+}

@@ -1,0 +1,124 @@
+/**
+ * toolgate ended by a signal (SIGHUP when the terminal closes or ssh drops, SIGTERM from a supervisor) leaves
+ * no process behind: the real CLI runs real commands and hooks that start background, double-forked and
+ * setsid children; each child carries a unique `sleep` duration as its marker in the process list.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir } from "../helpers.js";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const cliEntry = path.join(repoRoot, "src/cli.ts");
+
+/** A sleep duration no other process on the machine uses: the marker of one child. */
+let nextMarker = 700_000 + Math.floor(Math.random() * 90_000) * 10;
+const marker = () => String(++nextMarker);
+
+/** Live (not zombie) processes whose command line contains `sleep <marker>`, by marker. */
+function liveMarkers(markers: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
+      const args = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      const at = args.indexOf("sleep");
+      if (at >= 0 && markers.includes(args[at + 1])) found.add(args[at + 1]);
+    } catch {
+      // exited while we looked
+    }
+  }
+  return [...found].sort();
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitUntil(check: () => boolean, deadlineMs: number): Promise<boolean> {
+  const end = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > end) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+const started: ChildProcess[] = [];
+const allMarkers: string[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  // whatever a failed test left behind, by the markers it used
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (args[0] === "sleep" && allMarkers.includes(args[1])) process.kill(Number(entry), "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+});
+
+/** The real CLI with stdin left open (as a terminal would), fed `lines`. */
+function startToolgate(args: string[], lines: unknown[]): { child: ChildProcess; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const home = tempDir("tg-sig-home-");
+  const child = spawn(process.execPath, ["--import", "tsx", cliEntry, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
+    stdio: ["pipe", "ignore", "ignore"],
+  });
+  started.push(child);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  for (const line of lines) child.stdin?.write(`${JSON.stringify(line)}\n`);
+  return { child, exited };
+}
+
+const bash = (id: string, command: string, extra: Record<string, unknown> = {}) => ({ type: "tool_use", id, name: "Bash", input: { command, ...extra } });
+
+/** Children of every kind a command can leave: in its group, double-forked (re-parented), and in a session of its own. */
+function childrenScript(markers: string[]): string {
+  const [inGroup, doubleForked, ownSession] = markers;
+  return `sleep ${inGroup} & (sleep ${doubleForked} &); setsid sleep ${ownSession} &`;
+}
+
+describe.each(["SIGHUP", "SIGTERM"] as const)("toolgate exec ended by %s", (signal) => {
+  it("stops the running command, background tasks and their children", async () => {
+    const cwd = tempDir("tg-sig-cwd-");
+    const background = [marker(), marker(), marker(), marker()];
+    const foreground = [marker(), marker(), marker(), marker()];
+    const markers = [...background, ...foreground];
+    allMarkers.push(...markers);
+    const { child, exited } = startToolgate(["exec", "--cwd", cwd, "--allowedTools", "Bash"], [
+      bash("bg", `${childrenScript(background)} sleep ${background[3]}`, { run_in_background: true }),
+      bash("fg", `${childrenScript(foreground)} sleep ${foreground[3]}`),
+    ]);
+
+    expect(await waitUntil(() => liveMarkers(markers).length === markers.length, 20_000)).toBe(true);
+    child.kill(signal);
+
+    expect(await exited).toEqual({ code: signal === "SIGHUP" ? 129 : 143, signal: null });
+    expect(await waitUntil(() => liveMarkers(markers).length === 0, 2_000)).toBe(true);
+  });
+
+  it("stops a running hook and the children it started", async () => {
+    const cwd = tempDir("tg-sig-cwd-");
+    const markers = [marker(), marker(), marker(), marker()];
+    allMarkers.push(...markers);
+    const hook = `${childrenScript(markers)} sleep ${markers[3]}; echo '{}'`;
+    fs.mkdirSync(path.join(cwd, ".toolgate"));
+    fs.writeFileSync(
+      path.join(cwd, ".toolgate/settings.json"),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: hook, timeout: 600 }] }] } }),
+    );
+    const { child, exited } = startToolgate(["exec", "--cwd", cwd, "--allowedTools", "Bash"], [bash("b", "true")]);
+
+    expect(await waitUntil(() => liveMarkers(markers).length === markers.length, 20_000)).toBe(true);
+    child.kill(signal);
+
+    expect((await exited).code).toBe(signal === "SIGHUP" ? 129 : 143);
+    expect(await waitUntil(() => liveMarkers(markers).length === 0, 2_000)).toBe(true);
+  });
+});

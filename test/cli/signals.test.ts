@@ -122,3 +122,26 @@ describe.each(["SIGHUP", "SIGTERM"] as const)("toolgate exec ended by %s", (sign
     expect(await waitUntil(() => liveMarkers(markers).length === 0, 2_000)).toBe(true);
   });
 });
+
+describe.each(["SIGHUP", "SIGTERM", "SIGINT"] as const)("toolgate mcp serve (stdio) ended by %s", (signal) => {
+  it("closes the session and stops its commands, background tasks included", async () => {
+    const cwd = tempDir("tg-sig-cwd-");
+    const background = [marker(), marker(), marker(), marker()];
+    const foreground = [marker(), marker(), marker(), marker()];
+    const markers = [...background, ...foreground];
+    allMarkers.push(...markers);
+    const call = (id: number, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "Bash", arguments: args } });
+    const { child, exited } = startToolgate(["mcp", "serve", "--cwd", cwd, "--allowedTools", "Bash"], [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "signals-test", version: "1" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      call(2, { command: `${childrenScript(background)} sleep ${background[3]}`, run_in_background: true }),
+      call(3, { command: `${childrenScript(foreground)} sleep ${foreground[3]}` }),
+    ]);
+
+    expect(await waitUntil(() => liveMarkers(markers).length === markers.length, 20_000)).toBe(true);
+    child.kill(signal);
+
+    expect(await exited).toEqual({ code: { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }[signal], signal: null });
+    expect(await waitUntil(() => liveMarkers(markers).length === 0, 2_000)).toBe(true);
+  });
+});

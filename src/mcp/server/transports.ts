@@ -10,9 +10,11 @@ import type { ToolgateMcpServerFactory } from "./createServer.js";
 export interface StdioServeOptions {
   stdin?: Readable;
   stdout?: Writable;
+  /** Closes the connection (toolgate is stopping). */
+  signal?: AbortSignal;
 }
 
-/** Serve one connection over stdio; resolves when stdin ends or the connection closes. */
+/** Serve one connection over stdio; resolves when stdin ends, the connection closes or `signal` aborts. */
 export async function serveStdio(factory: ToolgateMcpServerFactory, options: StdioServeOptions = {}): Promise<void> {
   const stdin = options.stdin ?? process.stdin;
   const server = factory.createServer();
@@ -26,10 +28,13 @@ export async function serveStdio(factory: ToolgateMcpServerFactory, options: Std
   const onEnd = () => void server.close();
   stdin.once("end", onEnd);
   stdin.once("close", onEnd);
+  options.signal?.addEventListener("abort", onEnd, { once: true });
   await server.connect(transport);
+  if (options.signal?.aborted) onEnd();
   await closed;
   stdin.off("end", onEnd);
   stdin.off("close", onEnd);
+  options.signal?.removeEventListener("abort", onEnd);
 }
 
 export interface HttpServeOptions {

@@ -10,7 +10,7 @@ import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/terminat
 import { stopTrackedTrees } from "../tools/Bash/processTree.js";
 import { runExec } from "./exec.js";
 import { UsageError } from "./errors.js";
-import { parsePort, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
+import { parsePort, parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 export { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -155,8 +155,16 @@ export async function mcpListCommand(flags: SessionFlags & { json?: boolean }): 
   }
 }
 
-export async function mcpServeCommand(flags: SessionFlags & { http?: string }): Promise<number> {
+export interface McpServeFlags extends SessionFlags {
+  http?: string;
+  httpIdleTimeout?: string;
+  httpMaxSessions?: string;
+}
+
+export async function mcpServeCommand(flags: McpServeFlags): Promise<number> {
   const port = flags.http === undefined ? undefined : parsePort(flags.http);
+  const idleSeconds = flags.httpIdleTimeout === undefined ? undefined : parsePositiveInteger("--http-idle-timeout", flags.httpIdleTimeout);
+  const maxSessions = flags.httpMaxSessions === undefined ? undefined : parsePositiveInteger("--http-max-sessions", flags.httpMaxSessions);
   const probe = await openSession(flags, {}, "run");
   await probe.close();
   if (refuseWithoutUsableSettings(probe)) return 2;
@@ -175,6 +183,8 @@ export async function mcpServeCommand(flags: SessionFlags & { http?: string }): 
       return { context: session.context, canUseTool: session.canUseTool, close: () => session.close() };
     },
     http: port,
+    idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
+    maxSessions,
     serverInfo: { name: "toolgate", version: version() },
   });
 }

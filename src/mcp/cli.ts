@@ -106,6 +106,10 @@ export async function runMcpList(options: McpListOptions): Promise<number> {
 export interface McpServeOptions extends ToolgateMcpServerOptions {
   /** `--http PORT`: streamable HTTP on 127.0.0.1 instead of stdio. */
   http?: number;
+  /** HTTP only: idle sessions are closed after this long (`--http-idle-timeout`). */
+  idleTimeoutMs?: number;
+  /** HTTP only: most sessions at once (`--http-max-sessions`). */
+  maxSessions?: number;
   stdin?: Readable;
   stdout?: Writable;
   /** Diagnostics (the listening URL). */
@@ -165,7 +169,7 @@ export async function runMcpServe(options: McpServeOptions): Promise<number> {
     if (options.http !== undefined) {
       let handle: Awaited<ReturnType<typeof serveHttp>>;
       try {
-        handle = await serveHttp(factory, { port: options.http });
+        handle = await serveHttp(factory, { port: options.http, idleTimeoutMs: options.idleTimeoutMs, maxSessions: options.maxSessions });
       } catch (err) {
         stderr.write(`toolgate: cannot listen on 127.0.0.1:${options.http}: ${describeListenError(err)}\n`);
         return 2;

@@ -81,6 +81,8 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
     process.off("SIGINT", onSigint);
     offTermination();
     await session.close();
+    // Daemons a command double-forked out of its tree do not outlive toolgate either.
+    await stopTrackedTrees();
   }
 }
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { groupExists, killProcessTree, trackGroup, untrackGroup } from "../tools/Bash/processTree.js";
+import { groupExists, killProcessTree, trackGroup, untrackGroup, withTreeMarker } from "../tools/Bash/processTree.js";
 
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 const DEFAULT_KILL_GRACE_MS = 1_000;
@@ -96,7 +96,7 @@ export function execHookCommand(options: HookExecOptions): Promise<HookExecResul
     try {
       child = spawn(hookShell(), ["-c", options.command], {
         cwd: options.cwd,
-        env: options.env,
+        env: withTreeMarker(options.env),
         detached: process.platform !== "win32",
         stdio: ["pipe", "pipe", "pipe"],
         windowsHide: true,

@@ -186,11 +186,10 @@ export async function runMcpServe(options: McpServeOptions): Promise<number> {
       }
     }
     await factory.sessionsClosed();
-    const received = stop.received();
-    if (received === undefined) return 0;
-    // A call still running when the signal came may have left processes its session did not own yet.
+    // Calls still running at a signal, and daemons that double-forked out of their trees, go too.
     await stopTrackedTrees();
-    return signalExitCode(received);
+    const received = stop.received();
+    return received === undefined ? 0 : signalExitCode(received);
   } finally {
     stop.dispose();
   }

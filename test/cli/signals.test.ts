@@ -78,22 +78,28 @@ function startToolgate(args: string[], lines: unknown[]): { child: ChildProcess;
 
 const bash = (id: string, command: string, extra: Record<string, unknown> = {}) => ({ type: "tool_use", id, name: "Bash", input: { command, ...extra } });
 
-/** Children of every kind a command can leave: in its group, double-forked (re-parented), and in a session of its own. */
+/**
+ * Children of every kind a command can leave: in its group, double-forked (re-parented), in a session of
+ * its own, and a daemon (a session of its own and re-parented at once: outside the group and the tree).
+ */
 function childrenScript(markers: string[]): string {
-  const [inGroup, doubleForked, ownSession] = markers;
-  return `sleep ${inGroup} & (sleep ${doubleForked} &); setsid sleep ${ownSession} &`;
+  const [inGroup, doubleForked, ownSession, daemon] = markers;
+  return `sleep ${inGroup} & (sleep ${doubleForked} &); setsid sleep ${ownSession} & setsid -f sleep ${daemon};`;
 }
+const CHILD_KINDS = 4;
+/** The children's markers and one for the command's own last, blocking `sleep`. */
+const markersFor = () => Array.from({ length: CHILD_KINDS + 1 }, marker);
 
 describe.each(["SIGHUP", "SIGTERM"] as const)("toolgate exec ended by %s", (signal) => {
   it("stops the running command, background tasks and their children", async () => {
     const cwd = tempDir("tg-sig-cwd-");
-    const background = [marker(), marker(), marker(), marker()];
-    const foreground = [marker(), marker(), marker(), marker()];
+    const background = markersFor();
+    const foreground = markersFor();
     const markers = [...background, ...foreground];
     allMarkers.push(...markers);
     const { child, exited } = startToolgate(["exec", "--cwd", cwd, "--allowedTools", "Bash"], [
-      bash("bg", `${childrenScript(background)} sleep ${background[3]}`, { run_in_background: true }),
-      bash("fg", `${childrenScript(foreground)} sleep ${foreground[3]}`),
+      bash("bg", `${childrenScript(background)} sleep ${background[CHILD_KINDS]}`, { run_in_background: true }),
+      bash("fg", `${childrenScript(foreground)} sleep ${foreground[CHILD_KINDS]}`),
     ]);
 
     expect(await waitUntil(() => liveMarkers(markers).length === markers.length, 20_000)).toBe(true);
@@ -105,9 +111,9 @@ describe.each(["SIGHUP", "SIGTERM"] as const)("toolgate exec ended by %s", (sign
 
   it("stops a running hook and the children it started", async () => {
     const cwd = tempDir("tg-sig-cwd-");
-    const markers = [marker(), marker(), marker(), marker()];
+    const markers = markersFor();
     allMarkers.push(...markers);
-    const hook = `${childrenScript(markers)} sleep ${markers[3]}; echo '{}'`;
+    const hook = `${childrenScript(markers)} sleep ${markers[CHILD_KINDS]}; echo '{}'`;
     fs.mkdirSync(path.join(cwd, ".toolgate"));
     fs.writeFileSync(
       path.join(cwd, ".toolgate/settings.json"),
@@ -123,19 +129,39 @@ describe.each(["SIGHUP", "SIGTERM"] as const)("toolgate exec ended by %s", (sign
   });
 });
 
+describe("toolgate exec ending normally (stdin closed)", () => {
+  it("leaves no daemon behind that a command or a hook double-forked out of its tree", async () => {
+    const cwd = tempDir("tg-sig-cwd-");
+    const [fromCommand, fromHook] = [marker(), marker()];
+    allMarkers.push(fromCommand, fromHook);
+    fs.mkdirSync(path.join(cwd, ".toolgate"));
+    fs.writeFileSync(
+      path.join(cwd, ".toolgate/settings.json"),
+      JSON.stringify({ hooks: { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `setsid -f sleep ${fromHook}; echo '{}'` }] }] } }),
+    );
+    const { child, exited } = startToolgate(["exec", "--cwd", cwd, "--allowedTools", "Bash"], [bash("d", `setsid -f sleep ${fromCommand}; echo started`)]);
+    // a daemon outlives the command that started it for as long as the session runs
+    expect(await waitUntil(() => liveMarkers([fromCommand, fromHook]).length === 2, 20_000)).toBe(true);
+    child.stdin?.end();
+
+    expect((await exited).code).toBe(0);
+    expect(liveMarkers([fromCommand, fromHook])).toEqual([]);
+  });
+});
+
 describe.each(["SIGHUP", "SIGTERM", "SIGINT"] as const)("toolgate mcp serve (stdio) ended by %s", (signal) => {
   it("closes the session and stops its commands, background tasks included", async () => {
     const cwd = tempDir("tg-sig-cwd-");
-    const background = [marker(), marker(), marker(), marker()];
-    const foreground = [marker(), marker(), marker(), marker()];
+    const background = markersFor();
+    const foreground = markersFor();
     const markers = [...background, ...foreground];
     allMarkers.push(...markers);
     const call = (id: number, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "Bash", arguments: args } });
     const { child, exited } = startToolgate(["mcp", "serve", "--cwd", cwd, "--allowedTools", "Bash"], [
       { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "signals-test", version: "1" } } },
       { jsonrpc: "2.0", method: "notifications/initialized" },
-      call(2, { command: `${childrenScript(background)} sleep ${background[3]}`, run_in_background: true }),
-      call(3, { command: `${childrenScript(foreground)} sleep ${foreground[3]}` }),
+      call(2, { command: `${childrenScript(background)} sleep ${background[CHILD_KINDS]}`, run_in_background: true }),
+      call(3, { command: `${childrenScript(foreground)} sleep ${foreground[CHILD_KINDS]}` }),
     ]);
 
     expect(await waitUntil(() => liveMarkers(markers).length === markers.length, 20_000)).toBe(true);

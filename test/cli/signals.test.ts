@@ -8,6 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { tempDir } from "../helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -169,5 +171,40 @@ describe.each(["SIGHUP", "SIGTERM", "SIGINT"] as const)("toolgate mcp serve (std
 
     expect(await exited).toEqual({ code: { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }[signal], signal: null });
     expect(await waitUntil(() => liveMarkers(markers).length === 0, 2_000)).toBe(true);
+  });
+});
+
+describe("toolgate mcp serve --http ended by SIGHUP", () => {
+  it("closes every session and stops its commands", async () => {
+    const cwd = tempDir("tg-sig-cwd-");
+    const markers = markersFor();
+    allMarkers.push(...markers);
+    const home = tempDir("tg-sig-home-");
+    const child = spawn(process.execPath, ["--import", "tsx", cliEntry, "mcp", "serve", "--cwd", cwd, "--allowedTools", "Bash", "--http", "0"], {
+      cwd: repoRoot,
+      env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    started.push(child);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      child.stderr?.on("data", (chunk: Buffer) => {
+        err += chunk.toString();
+        const found = /listening on (\S+)/.exec(err);
+        if (found) resolve(found[1]);
+      });
+      child.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    const client = new Client({ name: "signals-test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.callTool({ name: "Bash", arguments: { command: `${childrenScript(markers)} sleep ${markers[CHILD_KINDS]}`, run_in_background: true } });
+
+    expect(await waitUntil(() => liveMarkers(markers).length === markers.length, 20_000)).toBe(true);
+    child.kill("SIGHUP");
+
+    expect(await exited).toBe(129);
+    expect(await waitUntil(() => liveMarkers(markers).length === 0, 2_000)).toBe(true);
+    await client.close().catch(() => undefined);
   });
 });

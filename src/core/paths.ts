@@ -30,24 +30,29 @@ const MAX_SYMLINK_HOPS = 40;
  * written. `loop` when it takes more than 40 links (ELOOP: nothing can be opened there).
  */
 export function resolvePhysicalPath(target: string): { path: string; loop: boolean } {
-  const absolute = path.resolve(target);
-  if (fs.existsSync(absolute)) {
-    try {
-      return { path: fs.realpathSync.native(absolute), loop: false };
-    } catch {
-      // a race with a rename or delete: walk it below
-    }
+  // The deepest ancestor that exists is resolved by the kernel; only the rest is walked here, segment by
+  // segment (a dangling link does not "exist", so it is in the rest).
+  const pending: string[] = []; // segments still to walk, the next one last
+  let existing = path.resolve(target);
+  while (!fs.existsSync(existing)) {
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    pending.push(path.basename(existing));
+    existing = parent;
   }
-  const root = path.parse(absolute).root;
-  // segments still to walk, the next one last
-  const pending = absolute.slice(root.length).split(path.sep).filter(Boolean).reverse();
-  let resolved = root;
+  let resolved: string;
+  try {
+    resolved = fs.realpathSync.native(existing);
+  } catch {
+    // removed or renamed while we looked: keep it as written
+    resolved = existing;
+  }
   let hops = 0;
   // once a segment is missing, the ones after it cannot exist: no more lookups until a `..` climbs back
   let mayExist = true;
   while (pending.length > 0) {
     const segment = pending.pop() as string;
-    if (segment === ".") continue;
+    if (segment === "." || segment === "") continue;
     if (segment === "..") {
       resolved = path.dirname(resolved);
       mayExist = true;
@@ -57,7 +62,9 @@ export function resolvePhysicalPath(target: string): { path: string; loop: boole
     let link: string | undefined;
     if (mayExist) {
       try {
-        if (fs.lstatSync(next).isSymbolicLink()) link = fs.readlinkSync(next);
+        const stat = fs.lstatSync(next, { throwIfNoEntry: false });
+        if (!stat) mayExist = false;
+        else if (stat.isSymbolicLink()) link = fs.readlinkSync(next);
       } catch {
         mayExist = false;
       }
@@ -68,7 +75,7 @@ export function resolvePhysicalPath(target: string): { path: string; loop: boole
     }
     if (++hops > MAX_SYMLINK_HOPS) return { path: path.join(next, ...pending.reverse()), loop: true };
     if (path.isAbsolute(link)) resolved = path.parse(link).root;
-    pending.push(...link.split(/[\\/]/).filter(Boolean).reverse());
+    pending.push(...link.split(path.sep).reverse());
   }
   return { path: resolved, loop: false };
 }

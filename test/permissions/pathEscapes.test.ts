@@ -142,6 +142,17 @@ const WRITE_ATTEMPTS: Attempt[] = [
     target: () => "innocent.txt",
   },
   {
+    name: "a link target that climbs `..` out of another directory link",
+    setup: ({ cwd }) => {
+      fs.mkdirSync(path.join(cwd, "other/secret"), { recursive: true });
+      fs.mkdirSync(path.join(cwd, "other/deep"));
+      link(path.join(cwd, "other/deep"), path.join(cwd, "a"));
+      link("a/../secret/new.txt", path.join(cwd, "innocent.txt"));
+    },
+    rules: () => ["Edit(./other/secret/**)"],
+    target: () => "innocent.txt",
+  },
+  {
     name: "a dangling link to a file outside the project under an absolute deny rule",
     setup: ({ cwd, outside }) => link(path.join(outside, "etc/new.conf"), path.join(cwd, "innocent.txt")),
     rules: ({ outside }) => [`Edit(/${outside}/etc/**)`],
@@ -302,6 +313,12 @@ describe("the check judges the file the writer writes", () => {
     const ctx = permissionContext(cwd, [rule("deny", "Edit(./secret/**)")], "acceptEdits");
     expect(() => checkWritePermissionForPath(path.join(cwd, "l1"), ctx)).not.toThrow();
     expect(() => resolveWriteTarget(path.join(cwd, "l1"))).toThrow(/Too many levels of symbolic links/);
+  });
+
+  it("a backslash in a link target is part of a file name on Linux, not a separator", () => {
+    link("secret\\new.txt", path.join(cwd, "innocent.txt"));
+    expect(resolveRealPath(path.join(cwd, "innocent.txt"))).toBe(path.join(cwd, "secret\\new.txt"));
+    expect(resolveWriteTarget(path.join(cwd, "innocent.txt"))).toBe(path.join(cwd, "secret\\new.txt"));
   });
 
   it("a harmless dangling link (target allowed) still resolves to its target, and nothing more is denied", () => {

@@ -3,7 +3,7 @@
  * no process behind: the real CLI runs real commands and hooks that start background, double-forked and
  * setsid children; each child carries a unique `sleep` duration as its marker in the process list.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -206,5 +206,29 @@ describe("toolgate mcp serve --http ended by SIGHUP", () => {
     expect(await exited).toBe(129);
     expect(await waitUntil(() => liveMarkers(markers).length === 0, 2_000)).toBe(true);
     await client.close().catch(() => undefined);
+  });
+});
+
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+describe("toolgate exec on a terminal that closes", () => {
+  it.skipIf(!hasScript)("ends with everything it started when the terminal goes away (script(1) killed, its pty closed)", async () => {
+    const cwd = tempDir("tg-sig-cwd-");
+    const markers = markersFor();
+    allMarkers.push(...markers);
+    const home = tempDir("tg-sig-home-");
+    const command = [process.execPath, "--import", "tsx", cliEntry, "exec", "--cwd", cwd, "--allowedTools", "Bash"].map((a) => `'${a}'`).join(" ");
+    const terminal = spawn("script", ["-qec", command, "/dev/null"], {
+      cwd: repoRoot,
+      env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
+      stdio: ["pipe", "ignore", "ignore"],
+    });
+    started.push(terminal);
+    terminal.stdin?.write(`${JSON.stringify(bash("t", `${childrenScript(markers)} sleep ${markers[CHILD_KINDS]}`))}\n`);
+
+    expect(await waitUntil(() => liveMarkers(markers).length === markers.length, 20_000)).toBe(true);
+    terminal.kill("SIGKILL");
+
+    expect(await waitUntil(() => liveMarkers(markers).length === 0, 5_000)).toBe(true);
   });
 });

@@ -106,7 +106,9 @@ withSessionFlags(mcp.command("list").description("Show each configured MCP serve
   });
 withSessionFlags(mcp.command("serve").description("Serve the built-in tools over MCP (stdio, or streamable HTTP on 127.0.0.1)."))
   .option("--http <port>", "listen on 127.0.0.1:<port> instead of stdio")
-  .action(async (flags: SessionFlags & { http?: string }) => {
+  .option("--http-idle-timeout <seconds>", "with --http: close a session idle this long (default 1800)")
+  .option("--http-max-sessions <n>", "with --http: most sessions at once; a new one evicts the least recently used idle one (default 64)")
+  .action(async (flags: SessionFlags & { http?: string; httpIdleTimeout?: string; httpMaxSessions?: string }) => {
     const { mcpServeCommand } = await import("./cli/commands.js");
     process.exitCode = await mcpServeCommand(flags);
   });

@@ -142,6 +142,8 @@ export type Tools = readonly AnyTool[];
 export interface McpClientInfo {
   readonly name: string;
   readonly status: string;
+  /** Why the server is not connected, when it is not. */
+  readonly error?: string;
 }
 
 export interface ToolUseContextOptions {

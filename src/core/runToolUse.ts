@@ -5,7 +5,7 @@ import type { PermissionDecision } from "./permissionTypes.js";
 import type { HookNotice, HookToolIdentity, PostToolUseHookOutcome } from "./hookTypes.js";
 
 type HookOutcome = Pick<PostToolUseHookOutcome, "notices" | "additionalContext" | "preventContinuation" | "blockingError">;
-import { findToolByName, getCurrentTools, isDeferredTool } from "./registry.js";
+import { describeUnavailableMcpServer, findToolByName, getCurrentTools, isDeferredTool } from "./registry.js";
 import { suggestToolName } from "./toolNames.js";
 import { formatZodIssues, parseToolInput } from "./validation.js";
 import { AbortError, classifyToolError, formatError, isAbortError } from "./errors.js";
@@ -209,7 +209,8 @@ async function* pipeline(
     findToolByName(tools, name) ?? context.options.builtinTools?.find((t) => t.aliases?.includes(name));
   if (!tool || !tool.isEnabled()) {
     const suggestion = suggestToolName(name, tools.filter((t) => t.isEnabled()).map((t) => t.name));
-    const message = `No such tool available: ${name}${suggestion ? `. Did you mean ${suggestion}?` : ""}`;
+    const message =
+      describeUnavailableMcpServer(name, context.options.mcpClients) ?? `No such tool available: ${name}${suggestion ? `. Did you mean ${suggestion}?` : ""}`;
     await hookRefusal({ name }, toolUse.input, "PostToolUseFailure", message);
     yield finish(errorBlock(toolUseID, wrapError(`Error: ${message}`)), "unknown_tool");
     return;

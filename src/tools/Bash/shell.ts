@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { OutputCollector } from "./output.js";
-import { groupExists, killProcessTree, trackGroup, untrackGroup } from "./processTree.js";
+import { groupExists, killProcessTree, trackGroup, untrackGroup, withTreeMarker } from "./processTree.js";
 
 export interface BashProgress {
   type: "bash_progress";
@@ -107,7 +107,7 @@ export function startShell(options: ShellOptions): ShellProcess {
   const startedAt = Date.now();
   const child = spawn(findBash(), ["-c", script], {
     cwd: options.cwd,
-    env: buildShellEnv(options.env, options.cwd),
+    env: withTreeMarker(buildShellEnv(options.env, options.cwd)),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

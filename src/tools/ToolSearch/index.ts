@@ -2,7 +2,7 @@ import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext, Tools } from "../../core/Tool.js";
 import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
-import { getCurrentTools, getDeferredToolNames, isDeferredTool } from "../../core/registry.js";
+import { describeUnavailableMcpServer, getCurrentTools, getDeferredToolNames, isDeferredTool, normalizeNameForMcp } from "../../core/registry.js";
 import { toolToAPISchema, type ToolAPISchema } from "../../core/apiSchema.js";
 import { searchTools, type ToolSearchMatch } from "./search.js";
 import { TOOL_SEARCH_DESCRIPTION, TOOL_SEARCH_TOOL_NAME, getToolSearchPrompt } from "./prompt.js";
@@ -32,11 +32,17 @@ export interface ToolSearchOutput extends ToolSearchMatch {
   remainingDeferred: string[];
   /** Present when the format includes schemas. */
   schemas?: ToolAPISchema[];
+  /** When nothing matched: configured MCP servers that are not connected, and why (their tools are unknown). */
+  unavailableServers?: string[];
 }
 
 function getToolSearchResultFormat(context: ToolUseContext): ToolSearchResultFormat {
   const configured = context.options.settings.toolSearch?.resultFormat;
   return RESULT_FORMATS.includes(configured as ToolSearchResultFormat) ? (configured as ToolSearchResultFormat) : "both";
+}
+
+function unavailableServers(context: ToolUseContext): string[] {
+  return context.options.mcpClients.flatMap((c) => describeUnavailableMcpServer(`mcp__${normalizeNameForMcp(c.name)}`, [c]) ?? []);
 }
 
 function listNames(names: readonly string[]): string {
@@ -55,6 +61,7 @@ function summary(output: ToolSearchOutput): string {
   if (output.matches.length === 0 && output.remainingDeferred.length > 0) {
     lines.push(`Deferred tools you can load: ${listNames(output.remainingDeferred)}.`);
   }
+  lines.push(...(output.unavailableServers ?? []));
   if (output.schemas && output.schemas.length > 0) {
     lines.push("", "Their definitions:", "<functions>");
     for (const schema of output.schemas) {
@@ -110,6 +117,7 @@ export const ToolSearchTool = buildTool<ToolSearchInput, ToolSearchOutput>({
         format,
         remainingDeferred: getDeferredToolNames(tools, context.getAppState().loadedDeferredTools),
         ...(schemas && { schemas }),
+        ...(found.matches.length === 0 && { unavailableServers: unavailableServers(context) }),
       },
     };
   },

@@ -19,7 +19,9 @@ function withSessionFlags(command: Command): Command {
     .option("--disallowedTools <rules>", 'rules to deny, repeatable, e.g. "Bash(rm:*)"', collect)
     .option("--add-dir <dir>", "an additional working directory (repeatable)", collect)
     .option("--mcp-config <file>", "an MCP server configuration file or JSON (same shape as .mcp.json; repeatable)", collect)
-    .option("--strict", "refuse to run when a deny or ask rule names no tool (also: permissions.strict in settings)");
+    .option("--strict", "refuse to run when a deny or ask rule names no tool (also: permissions.strict in settings)")
+    .option("--sandbox", "run Bash in the OS sandbox, and fail Bash calls if it cannot run (default: on where supported)")
+    .option("--no-sandbox", "run Bash without the OS sandbox: the permission rules alone decide");
 }
 
 /** commander's "error: …" as toolgate's one line, with the hint that fixes the usual cause. */
@@ -104,7 +106,9 @@ withSessionFlags(mcp.command("list").description("Show each configured MCP serve
   });
 withSessionFlags(mcp.command("serve").description("Serve the built-in tools over MCP (stdio, or streamable HTTP on 127.0.0.1)."))
   .option("--http <port>", "listen on 127.0.0.1:<port> instead of stdio")
-  .action(async (flags: SessionFlags & { http?: string }) => {
+  .option("--http-idle-timeout <seconds>", "with --http: close a session idle this long (default 1800)")
+  .option("--http-max-sessions <n>", "with --http: most sessions at once; a new one evicts the least recently used idle one (default 64)")
+  .action(async (flags: SessionFlags & { http?: string; httpIdleTimeout?: string; httpMaxSessions?: string }) => {
     const { mcpServeCommand } = await import("./cli/commands.js");
     process.exitCode = await mcpServeCommand(flags);
   });

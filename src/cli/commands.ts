@@ -6,9 +6,13 @@ import { explainPermission, parseExplainInput } from "../permissions/index.js";
 import { suggestToolName } from "../core/toolNames.js";
 import { runMcpList, runMcpServe } from "../mcp/index.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { BASH_TOOL_NAME } from "../tools/Bash/prompt.js";
+import { describeBashSandbox } from "../tools/Bash/sandbox.js";
+import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
+import { stopTrackedTrees } from "../tools/Bash/processTree.js";
 import { runExec } from "./exec.js";
 import { UsageError } from "./errors.js";
-import { parsePort, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
+import { parsePort, parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 export { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -58,13 +62,12 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
     process.stderr.write("[toolgate] interrupted: cancelling running tools (press Ctrl-C again to quit now)\n");
     session.context.abortController.abort();
   };
-  // Node's default SIGTERM skips cleanup: stop the tools' process trees first.
-  const onSigterm = () => {
+  // Node's default SIGTERM and SIGHUP skip cleanup: stop the tools' process trees first.
+  const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
     session.context.abortController.abort();
-    void session.close().finally(() => process.exit(143));
-  };
+    void Promise.allSettled([session.close(), stopTrackedTrees()]).finally(() => process.exit(signalExitCode(signal)));
+  });
   process.on("SIGINT", onSigint);
-  process.once("SIGTERM", onSigterm);
   try {
     const summary = await runExec(session, {
       input: process.stdin,
@@ -78,8 +81,10 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
     return interrupts > 0 ? 130 : 0;
   } finally {
     process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
+    offTermination();
     await session.close();
+    // Daemons a command double-forked out of its tree do not outlive toolgate either.
+    await stopTrackedTrees();
   }
 }
 
@@ -132,8 +137,13 @@ export async function explainCommand(toolName: string, input: string, flags: Ses
     }
     const parsed = parseExplainInput(tool, input);
     if (!parsed.ok) throw new UsageError(parsed.message);
-    const { text } = await explainPermission(tool, parsed.input, session.context);
-    process.stdout.write(`${text}\n`);
+    const { text, decision } = await explainPermission(tool, parsed.input, session.context);
+    const bashInput = parsed.input as { command?: unknown } | null;
+    const sandboxLine =
+      tool.name === BASH_TOOL_NAME && typeof bashInput?.command === "string"
+        ? describeBashSandbox(bashInput as { command: string }, decision, session.context)
+        : undefined;
+    process.stdout.write(`${text}${sandboxLine ? `\n${sandboxLine}` : ""}\n`);
     return 0;
   } finally {
     await session.close();
@@ -154,8 +164,16 @@ export async function mcpListCommand(flags: SessionFlags & { json?: boolean }): 
   }
 }
 
-export async function mcpServeCommand(flags: SessionFlags & { http?: string }): Promise<number> {
+export interface McpServeFlags extends SessionFlags {
+  http?: string;
+  httpIdleTimeout?: string;
+  httpMaxSessions?: string;
+}
+
+export async function mcpServeCommand(flags: McpServeFlags): Promise<number> {
   const port = flags.http === undefined ? undefined : parsePort(flags.http);
+  const idleSeconds = flags.httpIdleTimeout === undefined ? undefined : parsePositiveInteger("--http-idle-timeout", flags.httpIdleTimeout);
+  const maxSessions = flags.httpMaxSessions === undefined ? undefined : parsePositiveInteger("--http-max-sessions", flags.httpMaxSessions);
   const probe = await openSession(flags, {}, "run");
   await probe.close();
   if (refuseWithoutUsableSettings(probe)) return 2;
@@ -174,6 +192,8 @@ export async function mcpServeCommand(flags: SessionFlags & { http?: string }): 
       return { context: session.context, canUseTool: session.canUseTool, close: () => session.close() };
     },
     http: port,
+    idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
+    maxSessions,
     serverInfo: { name: "toolgate", version: version() },
   });
 }

@@ -15,6 +15,8 @@ import { readSettingsFile, settingsFileLocations } from "../settings/index.js";
 import { settingsSections } from "../session/settings.js";
 import { HOOK_EVENTS } from "../settings/types.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { networkPolicy, sandboxUnavailableMessage } from "../sandbox/index.js";
+import { sandboxSelfTest } from "../sandbox/selfTest.js";
 import { formatRulesTable, listPermissions, workingDirectoryLines } from "./permissionsList.js";
 import { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -164,7 +166,29 @@ export const mcpCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck];
+/** Whether Bash runs in the OS sandbox here, and a real run proving it confines a command. */
+export const sandboxCheck: DoctorCheck = {
+  name: "sandbox",
+  async run({ session }) {
+    const sandbox = session.sandbox;
+    if (sandbox.status === "disabled") return { status: "warn", lines: [`off (${sandbox.reason}): Bash commands are judged by the permission rules alone`] };
+    const ctx = session.context.getAppState().toolPermissionContext;
+    const test = sandbox.status === "active" ? await sandboxSelfTest(sandbox, ctx) : undefined;
+    if (!test || sandbox.status !== "active") return { status: sandbox.explicit ? "error" : "warn", lines: [sandboxUnavailableMessage(sandbox)] };
+    const network = networkPolicy(ctx, sandbox.settings);
+    return {
+      status: test.ok ? "ok" : "error",
+      lines: [
+        `on (${process.platform === "darwin" ? "sandbox-exec" : "bubblewrap"}); temp dir ${sandbox.tempDir}`,
+        ...test.lines,
+        `network: ${network.allowed.length ? `only ${network.allowed.join(", ")}` : "no hosts allowed"}${network.denied.length ? `; denied ${network.denied.join(", ")}` : ""}`,
+        `auto-allow of commands no rule covers: ${sandbox.settings.autoAllowBashIfSandboxed === false ? "off" : "on"}`,
+      ],
+    };
+  },
+};
+
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck];
 
 function isDirectory(dir: string): boolean {
   try {

@@ -16,6 +16,8 @@ export interface SessionFlags {
   addDir?: string[];
   mcpConfig?: string[];
   strict?: boolean;
+  /** `--sandbox` true, `--no-sandbox` false. */
+  sandbox?: boolean;
 }
 
 /**
@@ -62,6 +64,13 @@ export function parsePort(text: string): number {
   return Number(trimmed);
 }
 
+/** A whole number of at least 1 for `flag` (`--http-max-sessions`, `--http-idle-timeout`). */
+export function parsePositiveInteger(flag: string, text: string): number {
+  const trimmed = text.trim();
+  if (!/^\d{1,9}$/.test(trimmed) || Number(trimmed) < 1) throw new UsageError(`${flag} needs a whole number of at least 1, got ${JSON.stringify(text)}`);
+  return Number(trimmed);
+}
+
 /** The session options the flags ask for, checked first: a wrong directory or rule is a usage error, not a crash later. */
 export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
   const cwd = flags.cwd === undefined ? process.cwd() : checkDirectory("--cwd", flags.cwd, process.cwd());
@@ -76,5 +85,6 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
     disallowedTools: flags.disallowedTools,
     addDirs: flags.addDir,
     strict: flags.strict,
+    sandbox: flags.sandbox,
   };
 }

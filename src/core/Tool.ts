@@ -170,6 +170,8 @@ export type Tools = readonly AnyTool[];
 export interface McpClientInfo {
   readonly name: string;
   readonly status: string;
+  /** Why the server is not connected, when it is not. */
+  readonly error?: string;
 }
 
 export interface ToolUseContextOptions {
@@ -244,6 +246,8 @@ export interface ToolUseContext {
   toolUseID?: string;
   /** Set on the per-call context handed to `call()`: what this call's validateInput prepared. */
   validated?: unknown;
+  /** Set on the per-call context: the allow that let this call run (Bash picks its sandbox write scope from it). */
+  permissionDecision?: PermissionDecision;
   /** The permission rule engine; without one, the tool's own checkPermissions decides (passthrough → ask). */
   permissionDecider?: PermissionDecider;
   hookRunner?: HookRunner;

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -19,3 +20,5 @@ export function isPathInside(target: string, dir: string): boolean {
 export function displayPath(target: string, cwd: string): string {
   return isPathInside(target, cwd) ? path.relative(cwd, target) || "." : target;
 }
+
+export { resolvePhysicalPath } from "../util/physicalPath.js";

@@ -1,4 +1,4 @@
-import type { AnyTool, Tools, ToolUseContext } from "./Tool.js";
+import type { AnyTool, McpClientInfo, Tools, ToolUseContext } from "./Tool.js";
 
 export function toolMatchesName(tool: Pick<AnyTool, "name" | "aliases">, name: string): boolean {
   return tool.name === name || (tool.aliases?.includes(name) ?? false);
@@ -28,6 +28,19 @@ export function parseMcpToolName(name: string): { serverName: string; toolName?:
   const toolName = rest.slice(sep + 2);
   if (!serverName) return null;
   return toolName ? { serverName, toolName } : { serverName };
+}
+
+/**
+ * Why the tools of the MCP server that `name` (`mcp__server__tool` or `mcp__server`) belongs to are missing,
+ * when that server is configured but not connected (it failed or hung at start, or went away); else undefined.
+ */
+export function describeUnavailableMcpServer(name: string, clients: readonly McpClientInfo[]): string | undefined {
+  const parsed = parseMcpToolName(name);
+  if (!parsed) return undefined;
+  const client = clients.find((c) => normalizeNameForMcp(c.name) === parsed.serverName);
+  if (!client || client.status === "connected") return undefined;
+  const what = parsed.toolName ? `so its tool ${name} is not available` : "so its tools are not available";
+  return `The MCP server "${client.name}" is not connected (${client.status}${client.error ? `: ${client.error}` : ""}), ${what}. Run "toolgate mcp list" to check it.`;
 }
 
 /** MCP tools and tools that ask for it are announced by name only until ToolSearch loads them. */

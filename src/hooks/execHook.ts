@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { groupExists, killProcessTree, trackGroup, untrackGroup, withTreeMarker } from "../tools/Bash/processTree.js";
 
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 const DEFAULT_KILL_GRACE_MS = 1_000;
@@ -69,20 +70,23 @@ function createCappedBuffer(maxBytes: number) {
   };
 }
 
-/** Signal the hook's whole process group (it was spawned detached, so its pid is the group id). */
-function signalTree(child: ChildProcess, signal: NodeJS.Signals): void {
+/**
+ * Stop the hook's process tree: its group (it was spawned detached, so its pid is the group id) and any
+ * descendant that left the group, SIGKILL after the grace period. Resolves when nothing of it runs.
+ */
+async function stopTree(child: ChildProcess, graceMs: number): Promise<void> {
   if (child.pid === undefined) return;
-  try {
-    if (process.platform === "win32") child.kill(signal);
-    else process.kill(-child.pid, signal);
-  } catch {
-    // ESRCH: the group is already gone
+  if (process.platform === "win32") {
+    child.kill("SIGKILL");
+    return;
   }
+  await killProcessTree(child.pid, graceMs);
 }
 
 /**
  * Run one hook command with `bash -c` in its own process group, feeding `stdin` and keeping at most
  * `maxOutputBytes` of each output stream. Never rejects: every failure is a result kind.
+ * Whatever the hook started is stopped when it ends, so a hook cannot leave a daemon behind.
  */
 export function execHookCommand(options: HookExecOptions): Promise<HookExecResult> {
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
@@ -92,7 +96,7 @@ export function execHookCommand(options: HookExecOptions): Promise<HookExecResul
     try {
       child = spawn(hookShell(), ["-c", options.command], {
         cwd: options.cwd,
-        env: options.env,
+        env: withTreeMarker(options.env),
         detached: process.platform !== "win32",
         stdio: ["pipe", "pipe", "pipe"],
         windowsHide: true,
@@ -117,12 +121,16 @@ export function execHookCommand(options: HookExecOptions): Promise<HookExecResul
     let killedFor: "timeout" | "abort" | undefined;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let drainTimer: NodeJS.Timeout | undefined;
+    let stopping: Promise<void> | undefined;
+    const stop = () => (stopping ??= stopTree(child, killGraceMs));
+    // If toolgate itself exits first (a signal, a crash), its exit handler SIGKILLs the group.
+    const group = process.platform === "win32" ? undefined : child.pid;
+    if (group !== undefined) trackGroup(group);
 
     const kill = (reason: "timeout" | "abort") => {
       if (done || exit || killedFor) return;
       killedFor = reason;
-      signalTree(child, "SIGTERM");
-      setTimeout(() => signalTree(child, "SIGKILL"), killGraceMs).unref();
+      void stop();
     };
     const timer = setTimeout(() => kill("timeout"), Math.min(options.timeoutMs, MAX_TIMER_MS));
     const onAbort = () => kill("abort");
@@ -136,7 +144,10 @@ export function execHookCommand(options: HookExecOptions): Promise<HookExecResul
       options.signal?.removeEventListener("abort", onAbort);
       child.stdout?.destroy();
       child.stderr?.destroy();
-      resolve(result);
+      void Promise.resolve(stopping).then(() => {
+        if (group !== undefined) untrackGroup(group);
+        resolve(result);
+      });
     };
     const finishFromExit = () => {
       if (!exit) return;
@@ -149,6 +160,8 @@ export function execHookCommand(options: HookExecOptions): Promise<HookExecResul
     child.on("error", (err) => finish({ kind: "spawnFailed", message: err.message }));
     child.on("exit", (code, signal) => {
       exit = { code, signal };
+      // The hook has ended: its background children go with it (they would hold its pipes open, too).
+      if (group !== undefined && groupExists(group)) void stop();
       drainTimer = setTimeout(finishFromExit, PIPE_DRAIN_MS);
     });
     child.on("close", finishFromExit);

@@ -5,6 +5,8 @@ import { connectMcpServers } from "./manager.js";
 import { estimateServerSchemaTokens, estimateToolSchemaTokens } from "./tokenEstimate.js";
 import { createToolgateMcpServer, type ToolgateMcpServerOptions } from "./server/createServer.js";
 import { serveHttp, serveStdio } from "./server/transports.js";
+import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
+import { stopTrackedTrees } from "../tools/Bash/processTree.js";
 
 export interface McpListOptions {
   projectDir: string;
@@ -104,6 +106,10 @@ export async function runMcpList(options: McpListOptions): Promise<number> {
 export interface McpServeOptions extends ToolgateMcpServerOptions {
   /** `--http PORT`: streamable HTTP on 127.0.0.1 instead of stdio. */
   http?: number;
+  /** HTTP only: idle sessions are closed after this long (`--http-idle-timeout`). */
+  idleTimeoutMs?: number;
+  /** HTTP only: most sessions at once (`--http-max-sessions`). */
+  maxSessions?: number;
   stdin?: Readable;
   stdout?: Writable;
   /** Diagnostics (the listening URL). */
@@ -119,21 +125,24 @@ function keepStdoutForProtocol(): () => void {
   return () => Object.assign(console, saved);
 }
 
-function untilStopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal) {
-      if (signal.aborted) resolve();
-      else signal.addEventListener("abort", () => resolve(), { once: true });
-      return;
-    }
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+interface StopRequest {
+  /** Aborts when the server should stop. */
+  signal: AbortSignal;
+  /** The process signal that asked, if one did. */
+  received(): NodeJS.Signals | undefined;
+  dispose(): void;
+}
+
+/** `options.signal`, or else SIGINT, SIGTERM and SIGHUP (terminal closed): each stops the server after a cleanup. */
+function stopRequest(signal: AbortSignal | undefined): StopRequest {
+  if (signal) return { signal, received: () => undefined, dispose: () => undefined };
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const dispose = onSignals(["SIGINT", ...TERMINATION_SIGNALS], (s) => {
+    received = s;
+    controller.abort();
   });
+  return { signal: controller.signal, received: () => received, dispose };
 }
 
 /** Why a port could not be opened, in the user's terms. */
@@ -144,32 +153,44 @@ function describeListenError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** `toolgate mcp serve [--http PORT]`. Resolves with the exit code when stdin ends or the server is stopped. */
+/**
+ * `toolgate mcp serve [--http PORT]`. Resolves with the exit code when stdin ends or the server is stopped;
+ * stopped by a process signal, it first closes every session and stops their processes, and returns 128 + the signal.
+ */
 export async function runMcpServe(options: McpServeOptions): Promise<number> {
   const factory = createToolgateMcpServer(options);
   const stderr = options.stderr ?? process.stderr;
-  if (options.http !== undefined) {
-    if (!Number.isInteger(options.http) || options.http < 0 || options.http > 65_535) {
-      stderr.write(`toolgate: --http needs a port number between 0 and 65535, got ${options.http}\n`);
-      return 2;
-    }
-    let handle: Awaited<ReturnType<typeof serveHttp>>;
-    try {
-      handle = await serveHttp(factory, { port: options.http });
-    } catch (err) {
-      stderr.write(`toolgate: cannot listen on 127.0.0.1:${options.http}: ${describeListenError(err)}\n`);
-      return 2;
-    }
-    stderr.write(`toolgate MCP server listening on ${handle.url}\n`);
-    await untilStopped(options.signal);
-    await handle.close();
-    return 0;
+  if (options.http !== undefined && (!Number.isInteger(options.http) || options.http < 0 || options.http > 65_535)) {
+    stderr.write(`toolgate: --http needs a port number between 0 and 65535, got ${options.http}\n`);
+    return 2;
   }
-  const restore = options.stdout === undefined || options.stdout === process.stdout ? keepStdoutForProtocol() : () => undefined;
+  const stop = stopRequest(options.signal);
   try {
-    await serveStdio(factory, { stdin: options.stdin, stdout: options.stdout });
+    if (options.http !== undefined) {
+      let handle: Awaited<ReturnType<typeof serveHttp>>;
+      try {
+        handle = await serveHttp(factory, { port: options.http, idleTimeoutMs: options.idleTimeoutMs, maxSessions: options.maxSessions });
+      } catch (err) {
+        stderr.write(`toolgate: cannot listen on 127.0.0.1:${options.http}: ${describeListenError(err)}\n`);
+        return 2;
+      }
+      stderr.write(`toolgate MCP server listening on ${handle.url}\n`);
+      await new Promise((resolve) => (stop.signal.aborted ? resolve(undefined) : stop.signal.addEventListener("abort", resolve, { once: true })));
+      await handle.close();
+    } else {
+      const restore = options.stdout === undefined || options.stdout === process.stdout ? keepStdoutForProtocol() : () => undefined;
+      try {
+        await serveStdio(factory, { stdin: options.stdin, stdout: options.stdout, signal: stop.signal });
+      } finally {
+        restore();
+      }
+    }
+    await factory.sessionsClosed();
+    // Calls still running at a signal, and daemons that double-forked out of their trees, go too.
+    await stopTrackedTrees();
+    const received = stop.received();
+    return received === undefined ? 0 : signalExitCode(received);
   } finally {
-    restore();
+    stop.dispose();
   }
-  return 0;
 }

@@ -17,6 +17,8 @@ export interface McpStdioServerConfig {
   cwd?: string;
   /** Send this server's tool schemas up front instead of deferring them to ToolSearch. */
   alwaysLoad?: boolean;
+  /** Run the server inside the session's OS sandbox; it does not start when the sandbox cannot run. */
+  sandbox?: boolean;
 }
 
 export interface McpRemoteServerConfig {
@@ -111,6 +113,7 @@ export function parseMcpServerEntry(raw: unknown, env: NodeJS.ProcessEnv, baseDi
     if (raw.cwd !== undefined && typeof raw.cwd !== "string") throw new EntryError('"cwd" must be a string');
     const args = ((raw.args as string[] | undefined) ?? []).map((arg, i) => expand(arg, `args[${i}]`));
     const cwd = raw.cwd === undefined ? undefined : path.resolve(baseDir, expand(raw.cwd, "cwd"));
+    const sandbox = optionalBoolean(raw, "sandbox");
     return {
       type: "stdio",
       command: expand(raw.command, "command"),
@@ -118,6 +121,7 @@ export function parseMcpServerEntry(raw: unknown, env: NodeJS.ProcessEnv, baseDi
       env: stringRecord(raw.env, "env", expand),
       ...(cwd !== undefined && { cwd }),
       ...(alwaysLoad !== undefined && { alwaysLoad }),
+      ...(sandbox !== undefined && { sandbox }),
     };
   }
   if (type === "http" || type === "sse") {

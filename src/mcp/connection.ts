@@ -23,6 +23,8 @@ export interface McpConnectionOptions {
   clientInfo?: Implementation;
   /** The server's tool list changed (list_changed notification, or a reconnect). */
   onToolsChanged?: (serverName: string) => void;
+  /** Wraps a stdio server's command line in the session's OS sandbox (entries with `"sandbox": true`). */
+  sandboxWrap?: (commandLine: string, serverName: string) => Promise<{ command: string; finish(): unknown }>;
 }
 
 /** One configured server: its live connection, its tools as toolgate tools, and why it is down when it is. */
@@ -62,15 +64,24 @@ export class McpToolCallError extends TelemetrySafeError {
   }
 }
 
-function createTransport(config: McpServerConfig, env: NodeJS.ProcessEnv): Transport {
+function createTransport(name: string, config: McpServerConfig, options: McpConnectionOptions): Transport {
   switch (config.type) {
-    case "stdio":
+    case "stdio": {
+      const sandboxWrap = options.sandboxWrap;
+      // fail closed: a server that asked for the sandbox never starts without it
+      const wrap = !config.sandbox
+        ? undefined
+        : sandboxWrap
+          ? (commandLine: string) => sandboxWrap(commandLine, name)
+          : () => Promise.reject(new Error('the entry asks for "sandbox": true, and the OS sandbox is not available in this session'));
       return new ToolgateStdioClientTransport({
         command: config.command,
         args: config.args,
-        env: { ...env, ...config.env },
+        env: { ...(options.env ?? process.env), ...config.env },
         cwd: config.cwd,
+        ...(wrap && { wrap }),
       });
+    }
     case "http":
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     case "sse":
@@ -179,7 +190,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     await disconnect();
     status = "pending";
     error = undefined;
-    const t = createTransport(config, options.env ?? process.env);
+    const t = createTransport(name, config, options);
     const c = new Client(clientInfo, {
       capabilities: {},
       listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void connection.refreshTools() } },

@@ -35,6 +35,6 @@ export {
   type ToolgateMcpSession,
   type McpSessionRequest,
 } from "./server/createServer.js";
-export { serveStdio, serveHttp, MCP_HTTP_PATH, type HttpServeHandle } from "./server/transports.js";
+export { serveStdio, serveHttp, MCP_HTTP_PATH, DEFAULT_HTTP_IDLE_TIMEOUT_MS, DEFAULT_HTTP_MAX_SESSIONS, type HttpServeHandle, type HttpServeOptions } from "./server/transports.js";
 export { createElicitationCanUseTool } from "./server/permissionPrompt.js";
 export { runMcpList, runMcpServe, collectMcpList, formatMcpList, type McpListOptions, type McpListReport, type McpServeOptions } from "./cli.js";

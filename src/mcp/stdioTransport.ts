@@ -17,7 +17,11 @@ export interface StdioServerParams {
   /** The complete environment of the child. */
   env: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Run the server through this wrapper (the OS sandbox): it gets the command line, returns what bash runs. */
+  wrap?: (commandLine: string) => Promise<{ command: string; finish(): unknown }>;
 }
+
+const shellQuote = (word: string) => (/^[A-Za-z0-9_./=:@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 export interface ProcessExit {
   code: number | null;
@@ -55,10 +59,19 @@ export class ToolgateStdioClientTransport implements Transport {
     return this.stderr;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
     if (this.child) throw new Error("ToolgateStdioClientTransport already started");
+    let command = this.params.command;
+    let args = this.params.args;
+    let finishWrap: (() => unknown) | undefined;
+    if (this.params.wrap) {
+      const wrapped = await this.params.wrap([command, ...args].map(shellQuote).join(" "));
+      finishWrap = () => wrapped.finish();
+      command = "/bin/bash";
+      args = ["-c", wrapped.command];
+    }
     return new Promise((resolve, reject) => {
-      const child = spawn(this.params.command, this.params.args, {
+      const child = spawn(command, args, {
         env: this.params.env,
         cwd: this.params.cwd,
         stdio: ["pipe", "pipe", "pipe"],
@@ -68,8 +81,10 @@ export class ToolgateStdioClientTransport implements Transport {
       this.child = child;
       let spawned = false;
       child.on("error", (error) => {
-        if (!spawned) reject(error);
-        else this.onerror?.(error);
+        if (!spawned) {
+          finishWrap?.();
+          reject(error);
+        } else this.onerror?.(error);
       });
       child.on("spawn", () => {
         spawned = true;
@@ -79,6 +94,7 @@ export class ToolgateStdioClientTransport implements Transport {
         this.exit = { code, signal };
       });
       child.on("close", (code, signal) => {
+        finishWrap?.();
         this.exit ??= { code, signal };
         this.child = undefined;
         this.onclose?.();

@@ -77,10 +77,17 @@ function ignoreCase(behavior: PermissionBehavior): boolean {
   return behavior !== "allow";
 }
 
+/**
+ * One Unicode form for rules and paths: macOS and some tools store names decomposed (NFD), editors and
+ * settings files usually hold them composed (NFC), and `café` must be the same folder either way.
+ */
+const nfc = (text: string) => text.normalize("NFC");
+
 function compileRule(rule: PermissionRule, cwd: string, home: string): CompiledPathRule {
-  const { root, pattern } = resolvePatternRoot(rule.ruleValue.ruleContent as string, rule, cwd, home);
-  const real = resolveRealPath(root);
-  const literal = literalPattern(pattern);
+  const resolved = resolvePatternRoot(rule.ruleValue.ruleContent as string, rule, cwd, home);
+  const root = nfc(resolved.root);
+  const real = nfc(resolveRealPath(resolved.root));
+  const literal = literalPattern(nfc(resolved.pattern));
   const folder = literal.endsWith("/**") ? literal.slice(0, -3) : "";
   return { rule, roots: real === root ? [root] : [root, real], patterns: folder && folder !== "/" ? [literal, folder] : [literal] };
 }
@@ -139,8 +146,9 @@ export function findMatchingPathRule(
 ): { rule: PermissionRule; matched: string } | undefined {
   const set = pathRuleSet(ctx, family, behavior);
   let best: { rule: PermissionRule; matched: string } | undefined = set.whole ? { rule: set.whole, matched: target } : undefined;
+  const normalized = nfc(target);
   for (const group of set.groups) {
-    const rel = relativeInside(target, group.root);
+    const rel = relativeInside(normalized, group.root);
     if (rel === undefined || !matches(group.matcher, rel, behavior)) continue;
     const hit = group.rules.find((c) => matches(ruleMatcher(c), rel, behavior));
     if (hit && (!best || compareRulesByPrecedence(hit.rule, best.rule) < 0)) best = { rule: hit.rule, matched: rel };
@@ -153,7 +161,7 @@ export function matchPathRule(rule: PermissionRule, target: string, cwd: string)
   if (rule.ruleValue.ruleContent === undefined) return target;
   const compiled = compileRule(rule, cwd, userHomeDir());
   for (const root of compiled.roots) {
-    const rel = relativeInside(path.resolve(target), root);
+    const rel = relativeInside(nfc(path.resolve(target)), root);
     if (rel !== undefined && matches(ruleMatcher(compiled), rel, rule.ruleBehavior)) return rel;
   }
   return undefined;
@@ -194,7 +202,7 @@ function remainders(patternSegments: string[], dirSegments: string[], out: Set<s
 export function readDenyGlobsForRoot(ctx: ToolPermissionContext, searchRoot: string): string[] {
   const out = new Set<string>();
   const rootAbs = path.resolve(ctx.cwd, searchRoot);
-  const searchRoots = [...new Set([rootAbs, resolveRealPath(rootAbs)])];
+  const searchRoots = [...new Set([nfc(rootAbs), nfc(resolveRealPath(rootAbs))])];
   const set = pathRuleSet(ctx, "Read", "deny");
   if (set.whole) return ["**"];
   for (const compiled of set.compiled) {
@@ -216,5 +224,6 @@ export function readDenyGlobsForRoot(ctx: ToolPermissionContext, searchRoot: str
       }
     }
   }
-  return [...out];
+  // ripgrep compares bytes: a name stored decomposed needs the decomposed glob
+  return [...new Set([...out].flatMap((glob) => [glob, glob.normalize("NFD")]))];
 }

@@ -1,31 +1,16 @@
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isPathInside } from "../core/paths.js";
+import { isPathInside, resolvePhysicalPath } from "../core/paths.js";
 import type { ToolPermissionContext, WorkingDirectory } from "../core/permissionTypes.js";
 
 /**
- * The real path of `target`, also for paths that do not exist yet: the deepest existing ancestor is
- * resolved and the rest appended, so a new file under a symlinked directory is judged where it will land.
+ * The real path of `target`, also for paths that do not exist yet: symlinks are followed, dangling ones
+ * and chains of them too, so a new file behind a link is judged where it will land.
  */
 export function resolveRealPath(target: string): string {
-  const missing: string[] = [];
-  let current = target;
-  for (;;) {
-    // existsSync first: a thrown ENOENT costs more than the lookup itself
-    if (fs.existsSync(current)) {
-      try {
-        const real = fs.realpathSync.native(current);
-        return missing.length ? path.join(real, ...missing.reverse()) : real;
-      } catch {
-        // a dangling symlink or a race: keep walking up
-      }
-    }
-    const parent = path.dirname(current);
-    if (parent === current) return target;
-    missing.push(path.basename(current));
-    current = parent;
-  }
+  const { path: real, loop } = resolvePhysicalPath(target);
+  // a link loop cannot be opened: judging the path as written is enough
+  return loop ? target : real;
 }
 
 /** The path as given and its real path (when different): every check runs on both, the stricter wins. */

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type { CanUseToolFn, Tools, ToolUseContext } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
@@ -18,6 +19,7 @@ import { createHookRunner } from "../hooks/index.js";
 import { connectMcpServers, formatMcpConfigError, loadMcpConfig, type McpManager } from "../mcp/index.js";
 import { normalizeNameForMcp } from "../core/registry.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type Sandbox } from "../sandbox/index.js";
 
 export interface SessionOptions {
   /** Project directory; default process.cwd(). */
@@ -45,6 +47,11 @@ export interface SessionOptions {
   canUseTool?: CanUseToolFn;
   /** `--strict`: a deny or ask rule naming no tool is a fatal error (also on when any settings file sets `permissions.strict`). */
   strict?: boolean;
+  /**
+   * `--sandbox` (true) / `--no-sandbox` (false): run Bash in the OS sandbox. Undefined: `sandbox.enabled`
+   * from settings, else on wherever the platform supports it.
+   */
+  sandbox?: boolean;
 }
 
 export interface Session {
@@ -62,6 +69,8 @@ export interface Session {
   fatalErrors: string[];
   /** `--strict` or `permissions.strict` in any settings file. */
   strict: boolean;
+  /** The OS sandbox Bash runs in (status says whether it is active). */
+  sandbox: Sandbox;
   /** Stop background tasks, disconnect MCP servers. */
   close(): Promise<void>;
 }
@@ -89,18 +98,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const fatalErrors = settings.errors.filter(isFileError).map(formatSettingsLoadError);
   const strict = options.strict === true || settings.files.some((f) => f.settings.permissions?.strict === true);
 
-  let mcp: McpManager | undefined;
-  // A broken settings file may hold the deny rules for these servers' tools: start none of them.
-  if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
-    warnings.push("MCP servers were not started, because a settings file is unusable");
-  } else if (options.mcpConfigFiles !== undefined) {
-    const config = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env });
-    warnings.push(...config.errors.map(formatMcpConfigError));
-    mcp = await connectMcpServers(config.servers, { settings: merged, env });
-    for (const client of mcp.clients) {
-      if (client.status !== "connected") warnings.push(`MCP server ${client.name} is ${client.status}${client.error ? `: ${client.error}` : ""}`);
-    }
-  }
+  // An unusable settings file may be the one that turns auto-allow off: judge as if it did.
+  const sandboxSettings = fatalErrors.length ? { ...readSandboxSettings(merged), autoAllowBashIfSandboxed: false } : readSandboxSettings(merged);
+  const sandbox = await createSandbox({ settings: sandboxSettings, enabled: options.sandbox });
+  if (sandbox.status === "unavailable") warnings.push(sandboxUnavailableMessage(sandbox));
 
   const interactive = options.interactive ?? false;
   const builtinTools = options.tools ?? getBuiltinTools();
@@ -113,6 +114,25 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     addDirs: options.addDirs,
     nonInteractive: !interactive,
   });
+
+  let mcp: McpManager | undefined;
+  // A broken settings file may hold the deny rules for these servers' tools: start none of them.
+  if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
+    warnings.push("MCP servers were not started, because a settings file is unusable");
+  } else if (options.mcpConfigFiles !== undefined) {
+    const config = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env });
+    warnings.push(...config.errors.map(formatMcpConfigError));
+    mcp = await connectMcpServers(config.servers, {
+      settings: merged,
+      env,
+      // a sandboxed server may write the working directories, like a command a rule allows
+      sandboxWrap: (commandLine, serverName) =>
+        sandbox.wrap(commandLine, { permissionContext, scope: "workingDirectories", commandId: `mcp:${serverName}:${randomUUID()}` }),
+    });
+    for (const client of mcp.clients) {
+      if (client.status !== "connected") warnings.push(`MCP server ${client.name} is ${client.status}${client.error ? `: ${client.error}` : ""}`);
+    }
+  }
 
   // A directory from settings may be missing on this machine (settings travel): say so, but it is not a usage error.
   for (const dir of permissionContext.additionalWorkingDirectories) {
@@ -131,21 +151,25 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     else warnings.push(text);
   }
 
-  const context = createToolUseContext({
-    tools: builtinTools,
-    builtinTools,
-    refreshTools: mcp?.toolPool(builtinTools),
-    mcpClients: mcp?.clients,
-    cwd,
-    home,
-    env,
-    sessionId: options.sessionId,
-    settings: merged,
-    permissionContext,
-    permissionDecider: hasPermissionsToUseTool,
-    hookRunner: createHookRunner({ settings, projectDir: cwd, env }),
-    isNonInteractiveSession: !interactive,
-  });
+  // The sandbox is a field the sandbox module adds to the context: core does not know it.
+  const context: ToolUseContext = {
+    ...createToolUseContext({
+      tools: builtinTools,
+      builtinTools,
+      refreshTools: mcp?.toolPool(builtinTools),
+      mcpClients: mcp?.clients,
+      cwd,
+      home,
+      env,
+      sessionId: options.sessionId,
+      settings: merged,
+      permissionContext,
+      permissionDecider: hasPermissionsToUseTool,
+      hookRunner: createHookRunner({ settings, projectDir: cwd, env }),
+      isNonInteractiveSession: !interactive,
+    }),
+    sandbox,
+  };
   return {
     context,
     canUseTool: options.canUseTool ?? createNonInteractiveCanUseTool(),
@@ -154,9 +178,11 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     warnings,
     fatalErrors,
     strict,
+    sandbox,
     async close() {
       await context.tasks.stopAll();
       await mcp?.close();
+      await sandbox.close();
     },
   };
 }

@@ -4,11 +4,12 @@ import type { LoadedSettings } from "../settings/types.js";
 import { permissionsSettingsSection } from "../permissions/settingsSection.js";
 import { hooksSettingsSection } from "../hooks/settingsSection.js";
 import { mcpSettingsSection } from "../mcp/settingsSection.js";
+import { sandboxSettingsSection } from "../sandbox/settingsSection.js";
 import { getBuiltinTools } from "../tools/index.js";
 
 /** Every section of settings.json toolgate reads, each declared by its owner; the tools' own come from the tools. */
 export function settingsSections(tools: Tools = getBuiltinTools()): SettingsSection[] {
-  return [permissionsSettingsSection, hooksSettingsSection, mcpSettingsSection, ...tools.flatMap((tool) => (tool.settingsSection ? [tool.settingsSection] : []))];
+  return [permissionsSettingsSection, hooksSettingsSection, mcpSettingsSection, sandboxSettingsSection, ...tools.flatMap((tool) => (tool.settingsSection ? [tool.settingsSection] : []))];
 }
 
 let builtinSections: SettingsSection[] | undefined;

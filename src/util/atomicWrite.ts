@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { resolvePhysicalPath } from "./physicalPath.js";
 
-const MAX_SYMLINK_HOPS = 40;
 /** Each write(2) is bounded, so a kill lands between chunks of a temp file nobody reads. */
 const WRITE_CHUNK_BYTES = 8 * 1024 * 1024;
 const TEMP_MARKER = ".toolgate-";
@@ -12,31 +12,13 @@ const TEMP_BASENAME_MAX = 160;
 
 /**
  * The file a write to `filePath` must land in: symlinks are followed (also dangling ones, whose target is
- * created), so the link itself stays a link and its target gets the new content.
+ * created), so the link itself stays a link and its target gets the new content. The permission check
+ * resolves paths the same way (resolvePhysicalPath), so it judges the file this writes.
  */
 export function resolveWriteTarget(filePath: string): string {
-  let current = path.resolve(filePath);
-  for (let hop = 0; hop < MAX_SYMLINK_HOPS; hop++) {
-    let stat: fs.Stats;
-    try {
-      stat = fs.lstatSync(current);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return inRealDirectory(current);
-      throw err;
-    }
-    if (!stat.isSymbolicLink()) return inRealDirectory(current);
-    current = path.resolve(path.dirname(current), fs.readlinkSync(current));
-  }
-  throw Object.assign(new Error(`Too many levels of symbolic links: ${filePath}`), { code: "ELOOP" });
-}
-
-/** The directories on the way may be links too; the temp file goes in the real directory (if it exists yet). */
-function inRealDirectory(filePath: string): string {
-  try {
-    return path.join(fs.realpathSync(path.dirname(filePath)), path.basename(filePath));
-  } catch {
-    return filePath;
-  }
+  const { path: target, loop } = resolvePhysicalPath(filePath);
+  if (loop) throw Object.assign(new Error(`Too many levels of symbolic links: ${filePath}`), { code: "ELOOP" });
+  return target;
 }
 
 function tempPrefix(base: string): string {

@@ -7,6 +7,7 @@ import { DOCTOR_CHECKS, runDoctorChecks, type DoctorCheck } from "../../src/cli/
 import { loadMcpConfig } from "../../src/mcp/index.js";
 import { createSession } from "../../src/session/index.js";
 import { tempDir } from "../helpers.js";
+import { checkSandboxSupport } from "../../src/sandbox/index.js";
 import { EVERYTHING_SERVER } from "../mcp/helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -60,6 +61,8 @@ describe("toolgate doctor", () => {
       // The empty command was already dropped (and reported) by the settings check.
       ["hooks", "ok"],
       ["MCP servers", "ok"],
+      // a real run in the sandbox where it can run; where it cannot, a warning saying what to install
+      ["sandbox", checkSandboxSupport().available ? "ok" : "warn"],
     ]);
     const [settings, permissions, names, hooks, mcp] = report.checks;
     expect(settings.lines).toEqual([

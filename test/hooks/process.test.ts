@@ -124,6 +124,34 @@ at("${name}.start"); setTimeout(() => at("${name}.end"), 1000);`,
     expect(await waitFor(() => !isProcessAlive(child))).toBe(true);
   });
 
+  it("children a hook leaves behind (background, double-forked) are stopped when it exits", async () => {
+    const dir = makeTempDir();
+    const files = ["bg", "double", "nohup"].map((name) => path.join(dir, `${name}.pid`));
+    const command = [
+      `sleep 300 & echo $! > "${files[0]}"`,
+      `(sleep 300 & echo $! > "${files[1]}")`,
+      `nohup sleep 300 >/dev/null 2>&1 & echo $! > "${files[2]}"`,
+      `echo '{"decision":"approve"}'`,
+    ].join("; ");
+
+    const result = await execHookCommand({ command, stdin: "", cwd: dir, env: process.env, timeoutMs: 20_000 });
+
+    expect(result).toMatchObject({ kind: "exited", code: 0 });
+    if (result.kind === "exited") expect(result.stdout.trim()).toBe('{"decision":"approve"}');
+    for (const file of files) expect(isProcessAlive(readPid(file))).toBe(false);
+  });
+
+  it("a child that ignores SIGTERM after its hook exited is SIGKILLed", async () => {
+    const dir = makeTempDir();
+    const pidFile = path.join(dir, "stubborn.pid");
+    const command = `bash -c 'trap "" TERM; echo $$ > "${pidFile}"; while :; do sleep 0.1; done' & while [ ! -s "${pidFile}" ]; do sleep 0.05; done; exit 0`;
+
+    const result = await execHookCommand({ command, stdin: "", cwd: dir, env: process.env, timeoutMs: 20_000, killGraceMs: 200 });
+
+    expect(result).toMatchObject({ kind: "exited", code: 0 });
+    expect(isProcessAlive(readPid(pidFile))).toBe(false);
+  });
+
   it("hooks starting after a cancellation (PostToolUseFailure for an interrupt) still run", async () => {
     const dir = makeTempDir();
     const { tool } = makeEchoTool();

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { AnyObject, AnyTool, ToolUseContext, HookRunner, HookToolIdentity } from "../Tool.js";
 import type { PermissionDecision } from "../permissionTypes.js";
-import { findToolByName, getCurrentTools, isDeferredTool } from "../registry.js";
+import { describeUnavailableMcpServer, findToolByName, getCurrentTools, isDeferredTool } from "../registry.js";
 import { suggestToolName } from "../toolNames.js";
 import { formatZodIssues, parseToolInput } from "../validation.js";
 import { AbortError, classifyToolError, formatError, isAbortError } from "../errors.js";
@@ -91,7 +91,9 @@ export function findTool(state: CallState): MaybePromise<ResolvedCall | ToolResu
   const tool = findToolByName(tools, toolName) ?? context.options.builtinTools?.find((t) => t.aliases?.includes(toolName));
   if (!tool || !tool.isEnabled()) {
     const suggestion = suggestToolName(toolName, tools.filter((t) => t.isEnabled()).map((t) => t.name));
-    const message = `No such tool available: ${toolName}${suggestion ? `. Did you mean ${suggestion}?` : ""}`;
+    const message =
+      describeUnavailableMcpServer(toolName, context.options.mcpClients) ??
+      `No such tool available: ${toolName}${suggestion ? `. Did you mean ${suggestion}?` : ""}`;
     return tellHooksOfRefusal(state, { name: toolName }, state.toolUse.input, "PostToolUseFailure", message).then(() =>
       finishCall(state, errorBlock(state.toolUseID, wrapError(`Error: ${message}`)), "unknown_tool"),
     );
@@ -199,6 +201,7 @@ export async function decidePermission(call: ResolvedCall): Promise<StageResult>
     const rejected = await adoptInput(call, decision.updatedInput, "The permission step changed");
     if (rejected) return rejected;
   }
+  call.decision = decision;
   return checkNotAborted(call, call.observable);
 }
 
@@ -220,7 +223,7 @@ export async function* callTool(call: ResolvedCall): AsyncGenerator<ProgressUpda
     finished = true;
     notify();
   });
-  const callContext: ToolUseContext = { ...call.context, toolUseID, validated: call.prepared };
+  const callContext: ToolUseContext = { ...call.context, toolUseID, validated: call.prepared, permissionDecision: call.decision };
   try {
     const done = Promise.resolve()
       .then(() =>

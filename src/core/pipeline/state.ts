@@ -1,4 +1,5 @@
 import type { AnyObject, AnyTool, CanUseToolFn, HookPermissionDecision, ToolResult, ToolUseContext, HookNotice, PostToolUseHookOutcome } from "../Tool.js";
+import type { PermissionDecision } from "../permissionTypes.js";
 import type { AssistantMessage, Message, TextBlock, ToolResultBlockParam, ToolUseBlock } from "../messages.js";
 import type { ToolCallStatus, ToolStatusUpdate, ToolUseOutcome } from "./status.js";
 
@@ -59,6 +60,8 @@ export interface ResolvedCall extends CallState {
   input: AnyObject;
   observable: AnyObject;
   hookDecision?: HookPermissionDecision;
+  /** The allow that let the call run (a sandbox picks its write scope from it). */
+  decision?: PermissionDecision;
   /** What the last successful validateInput prepared for `call()`. */
   prepared?: unknown;
   settled?: CallSettlement;

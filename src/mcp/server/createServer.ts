@@ -45,6 +45,8 @@ export interface ToolgateMcpServerOptions {
 /** Makes one MCP `Server` per connection; each gets its own session. */
 export interface ToolgateMcpServerFactory {
   createServer(): Server;
+  /** Resolves when the sessions of every connection closed so far have finished closing (their processes stopped). */
+  sessionsClosed(): Promise<void>;
 }
 
 const DEFAULT_SERVER_INFO: Implementation = { name: "toolgate", version: "0.1.0" };
@@ -100,7 +102,12 @@ export function createToolgateMcpServer(options: ToolgateMcpServerOptions): Tool
     return definitions;
   };
 
+  const closing = new Set<Promise<unknown>>();
+
   return {
+    async sessionsClosed() {
+      await Promise.allSettled([...closing]);
+    },
     createServer() {
       const server = new Server(options.serverInfo ?? DEFAULT_SERVER_INFO, {
         capabilities: { tools: {} },
@@ -175,10 +182,13 @@ export function createToolgateMcpServer(options: ToolgateMcpServerOptions): Tool
       });
 
       server.onclose = () => {
-        void session?.then(({ session: s, abort }) => {
+        if (!session) return;
+        const closed = session.then(({ session: s, abort }) => {
           abort.abort();
           return s.close?.();
         });
+        closing.add(closed);
+        void closed.catch(() => undefined).finally(() => closing.delete(closed));
       };
       return server;
     },

@@ -11,6 +11,7 @@ import { analyzeCommand, checkBashCommandPermission, isReadOnlyCommand } from ".
 import { startShell, type BashProgress } from "./shell.js";
 import { interpretExitCode } from "./exitCodes.js";
 import { BashBackgroundTask } from "./backgroundTask.js";
+import { prepareBashLaunch, sandboxVerdict, type BashLaunch } from "./sandbox.js";
 import { BASH_TOOL_NAME, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, bashDescription, bashPrompt } from "./prompt.js";
 
 const inputSchema = () =>
@@ -28,6 +29,10 @@ const inputSchema = () =>
       .boolean()
       .optional()
       .describe("Start the command as a background task and return at once; read it with TaskOutput, stop it with TaskStop"),
+    dangerouslyDisableSandbox: z
+      .boolean()
+      .optional()
+      .describe("Run outside the OS sandbox. Honoured only when the settings allow unsandboxed commands, and then it always asks the user"),
   });
 
 export type BashInput = z.infer<ReturnType<typeof inputSchema>>;
@@ -90,6 +95,9 @@ function outputPath(context: ToolUseContext, folder: string, id: string): string
 
 async function runInBackground(input: BashInput, context: ToolUseContext, notes: string[], cwd: string): Promise<BashOutput> {
   const id = createTaskId("b");
+  const launch = await prepareBashLaunch(input, context, { captureCwd: false, commandId: `${context.sessionId}:${id}`, cwd });
+  if (launch.kind === "refused") return refusedOutput(launch.message, notes, cwd);
+  notes.push(...launch.notes);
   const shell = startShell({
     command: input.command,
     cwd,
@@ -97,7 +105,9 @@ async function runInBackground(input: BashInput, context: ToolUseContext, notes:
     outputFile: outputPath(context, "tasks", id),
     eagerFile: true,
     captureCwd: false,
+    ...(launch.kind === "sandboxed" ? { launch: launch.launch } : {}),
   });
+  if (launch.kind === "sandboxed") void shell.done.finally(() => launch.finish("", cwd)).catch(() => undefined);
   const task = new BashBackgroundTask(id, input.command, input.description ?? input.command, shell);
   context.tasks.add(task);
   return {
@@ -113,6 +123,23 @@ async function runInBackground(input: BashInput, context: ToolUseContext, notes:
     cwd,
     durationMs: 0,
     backgroundTaskId: id,
+  };
+}
+
+/** The sandbox the command needs cannot run: the call fails with the reason and the fix. */
+function refusedOutput(message: string, notes: string[], cwd: string): BashOutput {
+  return {
+    output: "",
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    isError: true,
+    status: message,
+    truncated: false,
+    totalBytes: 0,
+    notes,
+    cwd,
+    durationMs: 0,
   };
 }
 
@@ -141,12 +168,13 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
   },
   ruleFamily: "command",
   async checkPermissions(input, context) {
-    return checkBashCommandPermission({
+    const result = checkBashCommandPermission({
       command: input.command,
       permissionContext: context.getAppState().toolPermissionContext,
       cwd: context.getCwd(),
       home: context.env.HOME || os.homedir(),
     });
+    return sandboxVerdict(result, input, context.sandbox);
   },
 
   async call(input, context, _canUseTool, _message, onProgress) {
@@ -157,20 +185,29 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
     const timeoutMs = input.timeout ?? DEFAULT_TIMEOUT_MS;
     const signal = context.abortController.signal;
     if (signal.aborted) throw new AbortError();
+    const runId = context.toolUseID ?? createTaskId("run-");
+    const launch: BashLaunch = await prepareBashLaunch(input, context, { captureCwd: true, commandId: `${context.sessionId}:${runId}`, cwd });
+    if (launch.kind === "refused") return { data: refusedOutput(launch.message, notes, cwd) };
+    notes.push(...launch.notes);
     const shell = startShell({
       command: input.command,
       cwd,
       env: context.env,
-      outputFile: outputPath(context, "bash", context.toolUseID ?? createTaskId("run-")),
+      outputFile: outputPath(context, "bash", runId),
       eagerFile: false,
       captureCwd: true,
       timeoutMs,
       signal,
       onProgress: onProgress && ((data) => onProgress({ toolUseID: context.toolUseID ?? "", data })),
+      ...(launch.kind === "sandboxed" ? { launch: launch.launch } : {}),
     });
-    const result = await shell.done;
+    const result = await shell.done.catch((err: unknown) => {
+      if (launch.kind === "sandboxed") launch.finish("", cwd);
+      throw err;
+    });
     const snapshot = shell.output.snapshot();
     await shell.output.finish(snapshot.truncated);
+    const sandboxNotes = launch.kind === "sandboxed" ? launch.finish(snapshot.text, cwd) : [];
     if (result.interrupted) throw new AbortError();
 
     // the directory carries over, unless it left the working directories
@@ -185,6 +222,7 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
       }
       context.setCwd(finalCwd);
     }
+    notes.push(...sandboxNotes);
     if (result.leftoversStopped) {
       notes.push("Processes the command left running in the background were stopped. Use run_in_background for long-running commands.");
     }

@@ -2,11 +2,15 @@
  * Stopping a command and everything it started. Commands run detached (their own session and process
  * group), so one signal to the group reaches every process that stayed in it; descendants that moved to
  * a group of their own (setsid) are found through their parent links and signalled one by one.
- * Limit: a process that double-forked and whose parent already exited is re-parented away from the
- * tree and outside the group; nothing short of cgroups finds it (see docs/bash.md).
+ * A process that double-forked into a session of its own and whose parent already exited is re-parented
+ * away from the tree and outside the group: it is found by the marker in its environment when toolgate
+ * ends (stopTrackedTrees, or the exit handler), unless it cleared its environment (the sandbox's pid
+ * namespace covers that case).
  */
 import { execFile } from "node:child_process";
-import fs from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
 
 export interface ProcessInfo {
   pid: number;
@@ -17,14 +21,14 @@ export interface ProcessInfo {
 }
 
 async function listFromProc(): Promise<ProcessInfo[]> {
-  const entries = await fs.readdir("/proc");
+  const entries = await fsp.readdir("/proc");
   const out: ProcessInfo[] = [];
   await Promise.all(
     entries
       .filter((e) => /^\d+$/.test(e))
       .map(async (e) => {
         try {
-          const stat = await fs.readFile(`/proc/${e}/stat`, "utf8");
+          const stat = await fsp.readFile(`/proc/${e}/stat`, "utf8");
           // the command name may contain spaces and parentheses: parse after the last ')'
           const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
           out.push({ pid: Number(e), state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]) });
@@ -55,7 +59,7 @@ let procAvailable: boolean | undefined;
 /** Every process on the machine (Linux /proc, else `ps`). */
 export async function listProcesses(): Promise<ProcessInfo[]> {
   if (procAvailable === undefined) {
-    procAvailable = await fs.access("/proc/self/stat").then(
+    procAvailable = await fsp.access("/proc/self/stat").then(
       () => true,
       () => false,
     );
@@ -148,6 +152,58 @@ export async function killProcessTree(rootPid: number, graceMs = KILL_GRACE_MS):
   return [...signalled.keys()];
 }
 
+/**
+ * Every command and hook toolgate starts carries this variable, valued for this toolgate process. A daemon
+ * that double-forked into a session of its own is outside every group and no longer a descendant, but it
+ * keeps its environment: that is how it is found when toolgate ends (Linux /proc; elsewhere only groups).
+ */
+export const TREE_MARKER_ENV = "TOOLGATE_PROCESS_TREE";
+const treeMarker = `${process.pid}-${randomUUID()}`;
+const markerBytes = Buffer.from(`${TREE_MARKER_ENV}=${treeMarker}\0`);
+
+/** `env` with this process's tree marker added. */
+export function withTreeMarker(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, [TREE_MARKER_ENV]: treeMarker };
+}
+
+function carriesMarker(environ: Buffer): boolean {
+  const at = environ.indexOf(markerBytes);
+  return at === 0 || (at > 0 && environ[at - 1] === 0);
+}
+
+function procPids(): string[] {
+  try {
+    return fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid);
+  } catch {
+    return [];
+  }
+}
+
+/** Live processes started by this toolgate's commands and hooks (another user's environ is unreadable: skipped). */
+async function markedProcesses(): Promise<number[]> {
+  const found: number[] = [];
+  await Promise.all(
+    procPids().map(async (e) => {
+      try {
+        if (carriesMarker(await fsp.readFile(`/proc/${e}/environ`))) found.push(Number(e));
+      } catch {
+        // gone, or not ours
+      }
+    }),
+  );
+  return found;
+}
+
+function markedProcessesSync(): number[] {
+  return procPids().filter((e) => {
+    try {
+      return carriesMarker(fs.readFileSync(`/proc/${e}/environ`));
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
 /** Process groups of commands still running, killed synchronously if toolgate itself exits first. */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -158,10 +214,20 @@ export function trackGroup(pgid: number): void {
     exitHookInstalled = true;
     process.once("exit", () => {
       for (const group of liveGroups) signalGroup(group, "SIGKILL");
+      for (const pid of markedProcessesSync()) signal(pid, "SIGKILL");
     });
   }
 }
 
 export function untrackGroup(pgid: number): void {
   liveGroups.delete(pgid);
+}
+
+/**
+ * Stop every tree still tracked and every process that escaped one (toolgate is about to exit); resolves
+ * when they are gone.
+ */
+export async function stopTrackedTrees(): Promise<void> {
+  const escaped = await markedProcesses();
+  await Promise.all([...new Set([...liveGroups, ...escaped])].map((pid) => killProcessTree(pid)));
 }

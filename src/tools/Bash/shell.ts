@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { OutputCollector } from "./output.js";
-import { groupExists, killProcessTree, trackGroup, untrackGroup } from "./processTree.js";
+import { groupExists, killProcessTree, trackGroup, untrackGroup, withTreeMarker } from "./processTree.js";
 
 export interface BashProgress {
   type: "bash_progress";
@@ -36,6 +36,8 @@ export interface ShellOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: BashProgress) => void;
+  /** A script built with shellScript and wrapped (the sandbox), run instead of `command`; its cwd file, if any. */
+  launch?: { script: string; cwdFile?: string };
 }
 
 export interface ShellResult {
@@ -69,6 +71,18 @@ function findBash(): string {
 
 const singleQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
+/** A temp file path for the EXIT trap to write the final directory to. */
+export function cwdFilePath(dir = os.tmpdir()): string {
+  return path.join(dir, `toolgate-cwd-${randomUUID()}`);
+}
+
+/** The script bash runs: stderr into stdout, the cwd trap, then the command. */
+export function shellScript(command: string, cwdFile?: string): string {
+  const trap = cwdFile ? `; trap 'builtin printf "%s" "$PWD" >| ${singleQuote(cwdFile)} 2>/dev/null' EXIT` : "";
+  // one line, so bash's line numbers in error messages match the command's own
+  return `exec 2>&1${trap}; ${command}`;
+}
+
 /** The non-interactive environment: pagers and editors that return at once, no prompts, a predictable cd. */
 export function buildShellEnv(base: NodeJS.ProcessEnv, cwd: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
@@ -87,15 +101,13 @@ export function buildShellEnv(base: NodeJS.ProcessEnv, cwd: string): NodeJS.Proc
 }
 
 export function startShell(options: ShellOptions): ShellProcess {
-  const cwdFile = options.captureCwd ? path.join(os.tmpdir(), `toolgate-cwd-${randomUUID()}`) : undefined;
-  const trap = cwdFile ? `; trap 'builtin printf "%s" "$PWD" >| ${singleQuote(cwdFile)} 2>/dev/null' EXIT` : "";
-  // one line, so bash's line numbers in error messages match the command's own
-  const script = `exec 2>&1${trap}; ${options.command}`;
+  const cwdFile = options.launch ? options.launch.cwdFile : options.captureCwd ? cwdFilePath() : undefined;
+  const script = options.launch?.script ?? shellScript(options.command, cwdFile);
   const output = new OutputCollector({ filePath: options.outputFile, eager: options.eagerFile });
   const startedAt = Date.now();
   const child = spawn(findBash(), ["-c", script], {
     cwd: options.cwd,
-    env: buildShellEnv(options.env, options.cwd),
+    env: withTreeMarker(buildShellEnv(options.env, options.cwd)),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

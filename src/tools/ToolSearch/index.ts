@@ -3,7 +3,7 @@ import { buildTool } from "../../core/buildTool.js";
 import { readSettingsSection } from "../../core/context.js";
 import type { ToolUseContext, Tools } from "../../core/Tool.js";
 import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
-import { getCurrentTools, getDeferredToolNames, isDeferredTool } from "../../core/registry.js";
+import { describeUnavailableMcpServer, getCurrentTools, getDeferredToolNames, isDeferredTool, normalizeNameForMcp } from "../../core/registry.js";
 import { toolToAPISchema, type ToolAPISchema } from "../../core/apiSchema.js";
 import { searchTools, type ToolSearchMatch } from "./search.js";
 import { TOOL_SEARCH_DESCRIPTION, TOOL_SEARCH_TOOL_NAME, getToolSearchPrompt } from "./prompt.js";
@@ -33,11 +33,17 @@ export interface ToolSearchOutput extends ToolSearchMatch {
   remainingDeferred: string[];
   /** Present when the format includes schemas. */
   schemas?: ToolAPISchema[];
+  /** When nothing matched: configured MCP servers that are not connected, and why (their tools are unknown). */
+  unavailableServers?: string[];
 }
 
 function getToolSearchResultFormat(context: ToolUseContext): ToolSearchResultFormat {
   const configured = readSettingsSection(context, TOOL_SEARCH_SETTINGS)?.resultFormat;
   return RESULT_FORMATS.includes(configured as ToolSearchResultFormat) ? (configured as ToolSearchResultFormat) : "both";
+}
+
+function unavailableServers(context: ToolUseContext): string[] {
+  return context.options.mcpClients.flatMap((c) => describeUnavailableMcpServer(`mcp__${normalizeNameForMcp(c.name)}`, [c]) ?? []);
 }
 
 function listNames(names: readonly string[]): string {
@@ -56,6 +62,7 @@ function summary(output: ToolSearchOutput): string {
   if (output.matches.length === 0 && output.remainingDeferred.length > 0) {
     lines.push(`Deferred tools you can load: ${listNames(output.remainingDeferred)}.`);
   }
+  lines.push(...(output.unavailableServers ?? []));
   if (output.schemas && output.schemas.length > 0) {
     lines.push("", "Their definitions:", "<functions>");
     for (const schema of output.schemas) {
@@ -115,6 +122,7 @@ export const ToolSearchTool = buildTool<ToolSearchInput, ToolSearchOutput>({
         format,
         remainingDeferred: getDeferredToolNames(tools, context.getAppState().loadedDeferredTools),
         ...(schemas && { schemas }),
+        ...(found.matches.length === 0 && { unavailableServers: unavailableServers(context) }),
       },
     };
   },

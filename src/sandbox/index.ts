@@ -1,0 +1,137 @@
+/**
+ * A session's sandbox: whether it is on, why not, its private temp dir, and how to wrap a command.
+ * Policy (what a command may touch) is in policy.ts, the process-wide runtime in runtime.ts, the
+ * model-facing refusal notes in messages.ts.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ToolPermissionContext } from "../core/permissionTypes.js";
+import type { SandboxSettings } from "./settingsSection.js";
+import { filesystemPolicy, networkPolicy, type FilesystemPolicy, type WriteScope } from "./policy.js";
+import { acquireSandboxRuntime, checkSandboxSupport, releaseSandboxRuntime, sandboxInstallHint, wrapInSandbox, type WrappedCommand } from "./runtime.js";
+
+export { writeScopeFor, filesystemPolicy, networkPolicy, matchesHostPattern, SANDBOX_AUTO_ALLOW_REASON, type WriteScope, type FilesystemPolicy, type NetworkPolicy } from "./policy.js";
+export { describeSandboxRefusals } from "./messages.js";
+export { sandboxInstallHint, checkSandboxSupport, acquireSandboxRuntime, releaseSandboxRuntime, wrapInSandbox } from "./runtime.js";
+
+/**
+ * The runtime starts its in-sandbox proxy relays (socat on 3128 and 1080) in the background right before the
+ * command; on a loaded machine the command can win the race and find no proxy. Wait for both (at most ~2 s).
+ */
+const WAIT_FOR_PROXY =
+  "_tg_n=0; until { (: <>/dev/tcp/127.0.0.1/3128) && (: <>/dev/tcp/127.0.0.1/1080); } 2>/dev/null || [ $((_tg_n += 1)) -gt 200 ]; do sleep 0.01; done; unset _tg_n";
+
+/** `disabled`: off by settings or flag. `unavailable`: wanted but cannot run here. */
+export { sandboxSettingsSection, readSandboxSettings, type SandboxSettings } from "./settingsSection.js";
+
+declare module "../core/Tool.js" {
+  interface ToolUseContext {
+    /** The session's OS sandbox for Bash (set by the session); absent means commands run unsandboxed. */
+    sandbox?: Sandbox;
+  }
+}
+
+export type SandboxStatus = "active" | "disabled" | "unavailable";
+
+export interface SandboxCommand extends WrappedCommand {
+  filesystem: FilesystemPolicy;
+  /** The private temp dir ($TMPDIR inside the sandbox). */
+  tempDir: string;
+}
+
+export interface Sandbox {
+  readonly status: SandboxStatus;
+  /** Why it is not active, with the install command when something is missing. */
+  readonly reason?: string;
+  /** Asked for explicitly (`--sandbox`, `sandbox.enabled: true`): unavailable then fails Bash calls instead of falling back. */
+  readonly explicit: boolean;
+  readonly settings: SandboxSettings;
+  /** The private temp dir, when active. */
+  readonly tempDir?: string;
+  /** Wrap a bash script for this session's policy. */
+  wrap(script: string, options: { permissionContext: ToolPermissionContext; scope: WriteScope; commandId: string; signal?: AbortSignal }): Promise<SandboxCommand>;
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  settings?: SandboxSettings;
+  /** `--sandbox` (true) / `--no-sandbox` (false); undefined: settings, then on where supported. */
+  enabled?: boolean;
+}
+
+/** The line said once at start when the sandbox is wanted but cannot run. */
+export function sandboxUnavailableMessage(sandbox: Pick<Sandbox, "reason" | "explicit">): string {
+  const consequence = sandbox.explicit
+    ? "Bash commands will fail until it can run (or pass --no-sandbox)"
+    : "Bash commands run without it, judged by the permission rules alone";
+  return `The sandbox is unavailable (${sandbox.reason}); ${consequence}. To enable it, ${sandboxInstallHint()}.`;
+}
+
+function disabledSandbox(settings: SandboxSettings, status: SandboxStatus, reason: string, explicit: boolean): Sandbox {
+  return {
+    status,
+    reason,
+    explicit,
+    settings,
+    async wrap() {
+      throw new Error(status === "unavailable" ? sandboxUnavailableMessage({ reason, explicit }) : "The sandbox is disabled.");
+    },
+    async close() {},
+  };
+}
+
+/**
+ * The session's sandbox. The quick check decides at once (so the start-up message is said once, at start);
+ * the runtime itself starts with the first command. Should it then fail
+ * (bwrap present but unusable), that command and every later one fail with the reason: a command the
+ * verdict allowed because the sandbox would contain it never runs without it.
+ */
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const settings = options.settings ?? {};
+  const wanted = options.enabled ?? settings.enabled ?? true;
+  const explicit = options.enabled === true || (options.enabled === undefined && settings.enabled === true);
+  if (!wanted) return disabledSandbox(settings, "disabled", options.enabled === false ? "--no-sandbox" : "sandbox.enabled is false", false);
+  const support = checkSandboxSupport();
+  if (!support.available) return disabledSandbox(settings, "unavailable", support.reason, explicit);
+
+  let failure: string | undefined;
+  // started by the first command, so sessions that only report (explain, tools) never start it
+  let ready: Promise<void> | undefined;
+  const start = () =>
+    (ready ??= acquireSandboxRuntime().then((availability) => {
+      if (!availability.available) failure = availability.reason;
+    }));
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-sandbox-"));
+  let closed = false;
+  return {
+    get status(): SandboxStatus {
+      return failure === undefined ? "active" : "unavailable";
+    },
+    get reason() {
+      return failure;
+    },
+    // a sandbox that failed after the verdicts assumed it must not fall back to running commands bare
+    explicit: true,
+    settings,
+    tempDir,
+    async wrap(script, { permissionContext, scope, commandId, signal }) {
+      if (closed) throw new Error("The session's sandbox is closed.");
+      await start();
+      if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
+      const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
+      // the runtime's own default ($TMPDIR=/tmp/claude) is shared and may not exist: use the session's
+      const withTemp = `${WAIT_FOR_PROXY}; export TMPDIR='${tempDir.replace(/'/g, `'\\''`)}'; ${script}`;
+      const wrapped = await wrapInSandbox(withTemp, { filesystem, network: networkPolicy(permissionContext, settings), commandId, signal });
+      return { ...wrapped, filesystem, tempDir };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      fs.rmSync(tempDir, { recursive: true, force: true });
+      if (!ready) return;
+      await ready;
+      await releaseSandboxRuntime();
+    },
+  };
+}

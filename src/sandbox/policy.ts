@@ -1,0 +1,223 @@
+/**
+ * What the sandbox lets one command do, derived from the permission context: pure functions, no I/O
+ * beyond the bounded scan for nested safety paths. The runtime (runtime.ts) turns the result into the
+ * sandbox-runtime's per-command configuration.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { PermissionDecision, PermissionMode, PermissionRule, ToolPermissionContext } from "../core/permissionTypes.js";
+import { getWorkingDirectories } from "../permissions/paths.js";
+import { resolvePatternRoot } from "../permissions/pathRules.js";
+import { contentRulesView } from "../permissions/rules.js";
+import { matchDomainRule } from "../permissions/matchers.js";
+import type { SandboxSettings } from "./settingsSection.js";
+
+/**
+ * `none`: nothing writable but the session's private temp dir (no rule vouched for the command).
+ * `workingDirectories`: the working directories too, minus the safety paths and Edit-denied paths.
+ */
+export type WriteScope = "none" | "workingDirectories";
+
+export interface FilesystemPolicy {
+  denyRead: string[];
+  allowWrite: string[];
+  denyWrite: string[];
+}
+
+export interface NetworkPolicy {
+  /** Host patterns: `example.com`, `*.example.com`. */
+  allowed: string[];
+  denied: string[];
+}
+
+/** Safety paths inside each working directory that stay read-only whatever the scope. */
+const SAFETY_RELATIVE_PATHS = [".git/hooks", ".git/config", ".toolgate", ".vscode", ".idea", ".claude"];
+/** Files that run code or configure tools when they change, wherever they are. */
+const SAFETY_FILE_NAMES = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshrc",
+  ".zshenv",
+  ".zprofile",
+  ".zlogin",
+  ".zlogout",
+  ".gitconfig",
+  ".gitmodules",
+  ".ripgreprc",
+  ".mcp.json",
+];
+/** How deep the scan for nested repositories and configuration files goes below a working directory. */
+const NESTED_SCAN_DEPTH = 3;
+const NESTED_SCAN_LIMIT = 2_000;
+const SCAN_SKIP = new Set(["node_modules", ".git"]);
+
+/**
+ * Whether the decision vouches for writes: a mode that lets edits through, a user or hook approval, a rule
+ * covering the whole tool, or a command whose every part is allowed with at least one part by a rule.
+ * A command allowed only because it looked read-only, or only because the sandbox contains it, gets none.
+ */
+export function writeScopeFor(decision: PermissionDecision | undefined, mode: PermissionMode): WriteScope {
+  if (mode === "acceptEdits" || mode === "bypassPermissions") return "workingDirectories";
+  if (mode === "plan" || !decision || decision.behavior !== "allow") return "none";
+  const reason = decision.decisionReason;
+  // the engine's own allows always carry a reason: one without came from whoever answered the ask
+  if (!reason) return "workingDirectories";
+  switch (reason.type) {
+    case "rule":
+      return reason.rule.ruleBehavior === "allow" ? "workingDirectories" : "none";
+    case "hook":
+      return "workingDirectories";
+    case "subcommands": {
+      const parts = reason.parts.map((p) => p.result);
+      const byRule = parts.some((r) => r.behavior === "allow" && r.decisionReason?.type === "rule");
+      return byRule && parts.every((r) => r.behavior === "allow") ? "workingDirectories" : "none";
+    }
+    case "other":
+      // an interactive approval carries the user's answer
+      return reason.reason === SANDBOX_AUTO_ALLOW_REASON ? "none" : "workingDirectories";
+    default:
+      return "none";
+  }
+}
+
+/** The decision reason of a Bash command allowed because the sandbox contains it. */
+export const SANDBOX_AUTO_ALLOW_REASON = "sandboxed, read-only: no rule allows this command, so it runs in the sandbox";
+
+/** `root` + a gitignore pattern as absolute sandbox paths (globs allowed); a pattern without a slash matches at any depth. */
+export function ruleToSandboxPaths(rule: PermissionRule, cwd: string, home = os.homedir()): string[] {
+  const content = rule.ruleValue.ruleContent;
+  if (content === undefined) return [];
+  const { root, pattern } = resolvePatternRoot(content, rule, cwd, home);
+  let body = pattern.replace(/\/+$/, "");
+  // gitignore: a slash anywhere but at the end anchors the pattern to its root
+  const anchored = body.startsWith("/") || body.slice(0, -1).includes("/");
+  if (body.endsWith("/**")) body = body.slice(0, -3);
+  if (body === "" || body === "**") return [root];
+  const rel = body.replace(/^\/+/, "");
+  if (anchored) return [path.join(root, rel)];
+  return [path.join(root, rel), path.join(root, "**", rel)];
+}
+
+const hasGlob = (p: string) => /[*?[\]{}]/.test(p);
+
+/**
+ * Write-deny globs as the files they name now: the runtime drops globs from write rules on Linux, and a
+ * dropped deny would let the command write what an Edit deny rule forbids.
+ */
+function expandWriteGlob(pattern: string): string[] {
+  const firstGlob = pattern.split("/").findIndex(hasGlob);
+  const base = pattern.split("/").slice(0, firstGlob).join("/") || "/";
+  const re = globToRegExp(pattern);
+  const found: string[] = [];
+  walk(base, NESTED_SCAN_DEPTH + 3, (p) => {
+    if (re.test(p)) found.push(p);
+  });
+  return found;
+}
+
+function globToRegExp(glob: string): RegExp {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*" && glob[i + 1] === "*") {
+      // `/**/` matches zero or more directories
+      if (glob[i + 2] === "/") {
+        out += "(?:.*/)?";
+        i += 2;
+      } else {
+        out += ".*";
+        i++;
+      }
+    } else if (c === "*") out += "[^/]*";
+    else if (c === "?") out += "[^/]";
+    else out += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${out}$`, "i");
+}
+
+/** Every path below `dir`, breadth-bounded, skipping dependency folders and git internals. */
+function walk(dir: string, depth: number, visit: (p: string) => void, budget = { left: NESTED_SCAN_LIMIT }): void {
+  if (depth < 0 || budget.left <= 0) return;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (budget.left-- <= 0) return;
+    const p = path.join(dir, entry.name);
+    visit(p);
+    if (entry.isDirectory() && !SCAN_SKIP.has(entry.name)) walk(p, depth - 1, visit, budget);
+  }
+}
+
+/** Safety paths of one working directory, nested repositories and configuration files included. */
+function safetyPaths(dir: string): string[] {
+  const out = [...SAFETY_RELATIVE_PATHS, ...SAFETY_FILE_NAMES].map((rel) => path.join(dir, rel));
+  walk(dir, NESTED_SCAN_DEPTH, (p) => {
+    const name = path.basename(p);
+    if (p === path.join(dir, name)) return;
+    if (name === ".git") out.push(path.join(p, "hooks"), path.join(p, "config"));
+    else if (SAFETY_FILE_NAMES.includes(name) || SAFETY_RELATIVE_PATHS.includes(name)) out.push(p);
+  });
+  return out;
+}
+
+export interface FilesystemPolicyRequest {
+  permissionContext: ToolPermissionContext;
+  scope: WriteScope;
+  /** The session's private temp dir: always writable. */
+  tempDir: string;
+  home?: string;
+}
+
+/** Read-denied paths unreadable, Edit-denied and safety paths unwritable, and writable only what the scope allows. */
+export function filesystemPolicy(request: FilesystemPolicyRequest): FilesystemPolicy {
+  const ctx = request.permissionContext;
+  const home = request.home ?? os.homedir();
+  const denyRead = contentRulesView(ctx, "Read", "deny").flatMap((rule) => ruleToSandboxPaths(rule, ctx.cwd, home));
+  const allowWrite = [request.tempDir];
+  const denyWrite: string[] = [];
+  if (request.scope === "workingDirectories") {
+    const dirs = getWorkingDirectories(ctx);
+    allowWrite.push(...dirs);
+    denyWrite.push(...dirs.flatMap(safetyPaths), ...SAFETY_FILE_NAMES.map((name) => path.join(home, name)), path.join(home, ".toolgate"));
+    for (const p of contentRulesView(ctx, "Edit", "deny").flatMap((rule) => ruleToSandboxPaths(rule, ctx.cwd, home))) {
+      denyWrite.push(...(hasGlob(p) ? expandWriteGlob(p) : [p]));
+    }
+    // what cannot be read must not be replaced either
+    for (const p of denyRead) denyWrite.push(...(hasGlob(p) ? expandWriteGlob(p) : [p]));
+  }
+  return { denyRead: unique(denyRead), allowWrite: unique(allowWrite), denyWrite: unique(denyWrite) };
+}
+
+const unique = (items: string[]) => [...new Set(items)];
+
+/** `sandbox.network.allowedDomains` plus every `WebFetch(domain:…)` allow rule; `WebFetch(domain:…)` deny rules win. */
+export function networkPolicy(ctx: ToolPermissionContext, settings: SandboxSettings): NetworkPolicy {
+  const domains = (behavior: "allow" | "deny") =>
+    contentRulesView(ctx, "WebFetch", behavior)
+      .map((rule) => rule.ruleValue.ruleContent ?? "")
+      .filter((content) => content.startsWith("domain:"))
+      .map((content) => content.slice("domain:".length).trim().toLowerCase())
+      .filter(Boolean);
+  return {
+    allowed: unique([...(settings.network?.allowedDomains ?? []).map((d) => d.trim().toLowerCase()), ...domains("allow")]),
+    denied: unique(domains("deny")),
+  };
+}
+
+/** `example.com` matches itself; `*.example.com` its subdomains (not itself), as `WebFetch(domain:…)` rules do. */
+export function matchesHostPattern(host: string, pattern: string): boolean {
+  return matchDomainRule(`domain:${pattern}`, host);
+}
+
+export function isHostAllowed(host: string, policy: NetworkPolicy): boolean {
+  if (policy.denied.some((p) => matchesHostPattern(host, p))) return false;
+  return policy.allowed.some((p) => matchesHostPattern(host, p));
+}

@@ -7,6 +7,7 @@ export * from "./mcp/index.js";
 export { createSession, type Session, type SessionOptions } from "./session/index.js";
 export { loadSettings, settingsSections } from "./session/settings.js";
 export { runExec, type ExecSession, type ExecIO, type ExecSummary } from "./cli/exec.js";
+export { runMcpList, runMcpServe, collectMcpList, formatMcpList, type McpListOptions, type McpListReport, type McpServeOptions } from "./cli/mcp.js";
 export { parseExecLine, formatExecError, type ExecRequest } from "./cli/execProtocol.js";
 export * from "./tools/index.js";
 export type { BashInput, BashOutput, BashProgress } from "./tools/Bash/index.js";

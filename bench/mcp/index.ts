@@ -56,7 +56,7 @@ async function measure(label: string, call: Caller, parallel: number): Promise<{
   return { perSecond: calls / ((performance.now() - start) / 1000), chars };
 }
 
-const toolgate = await connect(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli.ts"), "mcp", "serve", "--cwd", dir]);
+const toolgate = await connect(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts"), "mcp", "serve", "--cwd", dir]);
 const filesystem = await connect(process.execPath, [filesystemServer, dir]);
 try {
   // A different limit (always past the file's 200 lines) on every call, so toolgate's "unchanged since

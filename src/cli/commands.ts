@@ -1,24 +1,20 @@
-import { readFileSync } from "node:fs";
 import { createSession, type Session, type SessionOptions } from "../session/index.js";
 import { toolToAPISchema } from "../core/apiSchema.js";
 import { findToolByName, getCurrentTools, isDeferredTool } from "../core/registry.js";
 import { explainPermission, parseExplainInput } from "../permissions/index.js";
 import { suggestToolName } from "../core/toolNames.js";
-import { runMcpList, runMcpServe } from "../mcp/index.js";
+import { runMcpList, runMcpServe } from "./mcp.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { BASH_TOOL_NAME } from "../tools/Bash/prompt.js";
 import { describeBashSandbox } from "../tools/Bash/sandbox.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../tools/Bash/processTree.js";
 import { runExec } from "./exec.js";
+import { packageVersion } from "./version.js";
 import { UsageError } from "./errors.js";
 import { parsePort, parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 export { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
-
-function version(): string {
-  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-}
 
 /**
  * A session for a command that runs tools ("run") or one that only reports ("report"). Reports go on with
@@ -194,6 +190,6 @@ export async function mcpServeCommand(flags: McpServeFlags): Promise<number> {
     http: port,
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
     maxSessions,
-    serverInfo: { name: "toolgate", version: version() },
+    serverInfo: { name: "toolgate", version: packageVersion() },
   });
 }

@@ -12,8 +12,8 @@ export {
   type McpConfigError,
   type LoadedMcpConfig,
   type LoadMcpConfigOptions,
-} from "./config.js";
-export { expandEnvVars, type Expansion } from "./envExpansion.js";
+} from "./client/config.js";
+export { expandEnvVars, type Expansion } from "./client/envExpansion.js";
 export {
   createMcpServerConnection,
   McpServerUnavailableError,
@@ -23,11 +23,11 @@ export {
   type McpServerConnection,
   type McpServerStatus,
   type McpConnectionOptions,
-} from "./connection.js";
-export { connectMcpServers, type McpManager, type ConnectMcpServersOptions } from "./manager.js";
-export { createMcpTool, capDescription, MAX_MCP_DESCRIPTION_CHARS, MCP_MAX_RESULT_SIZE_CHARS, type McpToolProgress } from "./mcpTool.js";
-export { mapMcpCallResult, type McpToolOutput } from "./toolResult.js";
-export { estimateToolSchemaTokens, estimateServerSchemaTokens } from "./tokenEstimate.js";
+} from "./client/connection.js";
+export { connectMcpServers, type McpManager, type ConnectMcpServersOptions } from "./client/manager.js";
+export { createMcpTool, capDescription, MAX_MCP_DESCRIPTION_CHARS, MCP_MAX_RESULT_SIZE_CHARS, type McpToolProgress } from "./client/mcpTool.js";
+export { mapMcpCallResult, type McpToolOutput } from "./client/toolResult.js";
+export { estimateToolSchemaTokens, estimateServerSchemaTokens } from "./client/tokenEstimate.js";
 export {
   createToolgateMcpServer,
   type ToolgateMcpServerOptions,
@@ -37,4 +37,3 @@ export {
 } from "./server/createServer.js";
 export { serveStdio, serveHttp, MCP_HTTP_PATH, DEFAULT_HTTP_IDLE_TIMEOUT_MS, DEFAULT_HTTP_MAX_SESSIONS, type HttpServeHandle, type HttpServeOptions } from "./server/transports.js";
 export { createElicitationCanUseTool } from "./server/permissionPrompt.js";
-export { runMcpList, runMcpServe, collectMcpList, formatMcpList, type McpListOptions, type McpListReport, type McpServeOptions } from "./cli.js";

@@ -3,7 +3,7 @@ import { loadSettingsFiles, type LoadSettingsOptions, type SettingsSection } fro
 import type { LoadedSettings } from "../settings/types.js";
 import { permissionsSettingsSection } from "../permissions/settingsSection.js";
 import { hooksSettingsSection } from "../hooks/settingsSection.js";
-import { mcpSettingsSection } from "../mcp/settingsSection.js";
+import { mcpSettingsSection } from "../mcp/client/settingsSection.js";
 import { sandboxSettingsSection } from "../sandbox/settingsSection.js";
 import { getBuiltinTools } from "../tools/index.js";
 

@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { tempDir } from "../helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const cliEntry = path.join(repoRoot, "src/cli.ts");
+const cliEntry = path.join(repoRoot, "src/cli/main.ts");
 const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 
 /** The real CLI, from source, in its own process, with a private data home. */

@@ -11,7 +11,7 @@ import { checkSandboxSupport } from "../../src/sandbox/index.js";
 import { EVERYTHING_SERVER } from "../mcp/helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const cliEntry = path.join(repoRoot, "src/cli.ts");
+const cliEntry = path.join(repoRoot, "src/cli/main.ts");
 
 function toolgate(args: string[], home: string) {
   const result = spawnSync(process.execPath, ["--import", "tsx", cliEntry, ...args], {

@@ -11,7 +11,7 @@ import { tempDir } from "../helpers.js";
 import { EVERYTHING_SERVER } from "../mcp/helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const cliEntry = path.join(repoRoot, "src/cli.ts");
+const cliEntry = path.join(repoRoot, "src/cli/main.ts");
 
 interface Run {
   status: number | null;

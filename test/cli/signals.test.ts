@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { tempDir } from "../helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const cliEntry = path.join(repoRoot, "src/cli.ts");
+const cliEntry = path.join(repoRoot, "src/cli/main.ts");
 
 /** A sleep duration no other process on the machine uses: the marker of one child. */
 let nextMarker = 700_000 + Math.floor(Math.random() * 90_000) * 10;

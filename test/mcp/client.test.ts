@@ -1,7 +1,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMcpServers, type McpManager } from "../../src/mcp/manager.js";
-import { createMcpServerConnection } from "../../src/mcp/connection.js";
+import { connectMcpServers, type McpManager } from "../../src/mcp/client/manager.js";
+import { createMcpServerConnection } from "../../src/mcp/client/connection.js";
 import { findToolByName, getDeferredToolNames, getToolsForModel, isDeferredTool } from "../../src/core/registry.js";
 import type { ToolUseContext } from "../../src/core/Tool.js";
 import { approveAll, testContext } from "../helpers.js";

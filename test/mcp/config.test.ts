@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { expandEnvVars } from "../../src/mcp/envExpansion.js";
-import { formatMcpConfigError, loadMcpConfig, parseMcpConfig } from "../../src/mcp/config.js";
+import { expandEnvVars } from "../../src/mcp/client/envExpansion.js";
+import { formatMcpConfigError, loadMcpConfig, parseMcpConfig } from "../../src/mcp/client/config.js";
 import { tempDir } from "../helpers.js";
 
 describe("expandEnvVars", () => {

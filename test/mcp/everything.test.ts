@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMcpServers, type McpManager } from "../../src/mcp/manager.js";
-import { parseMcpConfig } from "../../src/mcp/config.js";
+import { connectMcpServers, type McpManager } from "../../src/mcp/client/manager.js";
+import { parseMcpConfig } from "../../src/mcp/client/config.js";
 import { isDeferredTool, findToolByName } from "../../src/core/registry.js";
 import type { ToolUseContext } from "../../src/core/Tool.js";
 import { ToolSearchTool } from "../../src/tools/ToolSearch/index.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMcpServers, type McpManager } from "../../src/mcp/manager.js";
+import { connectMcpServers, type McpManager } from "../../src/mcp/client/manager.js";
 import { createToolUseContext } from "../../src/core/context.js";
 import type { CanUseToolFn, ToolUseContext } from "../../src/core/Tool.js";
 import type { PermissionMode } from "../../src/core/permissionTypes.js";

@@ -3,7 +3,7 @@ import net from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ScopedMcpServerConfig, McpStdioServerConfig } from "../../src/mcp/config.js";
+import type { ScopedMcpServerConfig, McpStdioServerConfig } from "../../src/mcp/client/config.js";
 import type { CanUseToolFn, ToolUseContext } from "../../src/core/Tool.js";
 import type { ToolUseBlock } from "../../src/core/messages.js";
 import { runToolUse, type ProgressUpdate, type ToolResultUpdate } from "../../src/core/pipeline/index.js";

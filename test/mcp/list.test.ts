@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { runMcpList } from "../../src/mcp/cli.js";
-import { estimateToolSchemaTokens } from "../../src/mcp/tokenEstimate.js";
+import { runMcpList } from "../../src/cli/mcp.js";
+import { estimateToolSchemaTokens } from "../../src/mcp/client/tokenEstimate.js";
 import { tempDir } from "../helpers.js";
 import { EVERYTHING_SERVER } from "./helpers.js";
 

@@ -240,7 +240,7 @@ describe("mcp serve flags", () => {
     ["--http-max-sessions", "1.5"],
   ])("%s %s is a one-line usage error", (flag, value) => {
     const home = tempDir("tg-hyg-home-");
-    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli.ts"), "mcp", "serve", "--http", "0", `${flag}=${value}`], {
+    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts"), "mcp", "serve", "--http", "0", `${flag}=${value}`], {
       cwd: repoRoot,
       encoding: "utf8",
       env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mapMcpCallResult } from "../../src/mcp/toolResult.js";
+import { mapMcpCallResult } from "../../src/mcp/client/toolResult.js";
 
 describe("mapMcpCallResult: structuredContent", () => {
   it("a text block that is the JSON of structuredContent is replaced by one compact JSON block", () => {

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { connectMcpServers } from "../../src/mcp/manager.js";
+import { connectMcpServers } from "../../src/mcp/client/manager.js";
 import { ToolSearchTool } from "../../src/tools/ToolSearch/index.js";
 import { approveAll, tempDir, testContext } from "../helpers.js";
 import { everything, repoRoot, resultText, runOne, stdioServer } from "./helpers.js";
@@ -26,7 +26,7 @@ describe("an MCP server that hangs in initialize", () => {
       { type: "tool_use", id: "search", name: "ToolSearch", input: { query: "mcp__silent" } },
       { type: "tool_use", id: "other", name: "mcp__nowhere__echo", input: {} },
     ];
-    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli.ts"), "exec", "--cwd", cwd], {
+    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts"), "exec", "--cwd", cwd], {
       cwd: repoRoot,
       input: lines.map((l) => JSON.stringify(l)).join("\n"),
       encoding: "utf8",

@@ -300,7 +300,7 @@ describe("an unavailable sandbox", () => {
   it("falls back to the rules alone, said once at start with the install command", async () => {
     const cwd = tempDir("tg-sbx-nobwrap-");
     const home = tempDir("tg-sbx-home-");
-    const run = spawnSync(process.execPath, [path.resolve("dist/cli.js"), "exec", "--cwd", cwd, "--permission-mode", "acceptEdits"], {
+    const run = spawnSync(process.execPath, [path.resolve("dist/cli/main.js"), "exec", "--cwd", cwd, "--permission-mode", "acceptEdits"], {
       input: `${JSON.stringify({ type: "tool_use", id: "t1", name: "Bash", input: { command: "echo hi > f; echo done" } })}\n`,
       env: { PATH: pathWithoutBwrap(), TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json"), HOME: home },
       encoding: "utf8",
@@ -318,7 +318,7 @@ describe("an unavailable sandbox", () => {
     fs.mkdirSync(path.join(cwd, ".toolgate"));
     fs.writeFileSync(path.join(cwd, ".toolgate/settings.json"), JSON.stringify({ sandbox: { enabled: true } }));
     for (const extra of [[], ["--sandbox"]]) {
-      const run = spawnSync(process.execPath, [path.resolve("dist/cli.js"), "exec", "--cwd", cwd, "--permission-mode", "bypassPermissions", ...extra], {
+      const run = spawnSync(process.execPath, [path.resolve("dist/cli/main.js"), "exec", "--cwd", cwd, "--permission-mode", "bypassPermissions", ...extra], {
         input: `${JSON.stringify({ type: "tool_use", id: "t1", name: "Bash", input: { command: "echo hi > f" } })}\n`,
         env: { PATH: pathWithoutBwrap(), TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json"), HOME: home },
         encoding: "utf8",

@@ -22,7 +22,7 @@ afterAll(async () => {
 
 function cli(args: string[], cwd: string) {
   const home = tempDir("tg-sbx-cli-home-");
-  return spawnSync(process.execPath, [path.resolve("dist/cli.js"), ...args, "--cwd", cwd], {
+  return spawnSync(process.execPath, [path.resolve("dist/cli/main.js"), ...args, "--cwd", cwd], {
     env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
     encoding: "utf8",
   });

@@ -4,9 +4,9 @@
  * line returns: the last simple command of the last pipeline.
  */
 import os from "node:os";
-import { parseBash, type SyntaxNode } from "./permissions/parser.js";
-import { wordFromNode, type Word } from "./permissions/words.js";
-import { stripWrappers } from "./permissions/wrappers.js";
+import { parseBash, type SyntaxNode } from "../../shell/parser.js";
+import { wordFromNode, type Word } from "../../shell/words.js";
+import { stripWrappers } from "../../shell/wrappers.js";
 
 const EXIT_ONE_MEANINGS: Record<string, string> = {
   grep: "no matches were found",

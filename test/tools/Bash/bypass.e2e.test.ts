@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { tempDir } from "../../helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const cliEntry = path.join(repoRoot, "src/cli.ts");
+const cliEntry = path.join(repoRoot, "src/cli/main.ts");
 
 function toolgate(args: string[], input = "") {
   const home = tempDir("tg-bypass-home-");

@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionResult } from "../../../src/core/permissionTypes.js";
 import { checkBashCommandPermission, judgeReadOnly } from "../../../src/tools/Bash/permissions/index.js";
-import { literalWord } from "../../../src/tools/Bash/permissions/words.js";
+import { literalWord } from "../../../src/shell/words.js";
 import { permissionContext, write, type RuleSet } from "./helpers.js";
 import { tempDir } from "../../helpers.js";
 

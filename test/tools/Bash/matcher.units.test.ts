@@ -11,8 +11,8 @@ import {
   suggestRuleContent,
   type BashPermissionDeps,
 } from "../../../src/tools/Bash/permissions/index.js";
-import { canonicalText, decodeAnsiC, literalWord, quoteForDisplay } from "../../../src/tools/Bash/permissions/words.js";
-import { isDangerousEnvName, isSafeEnvName } from "../../../src/tools/Bash/permissions/wrappers.js";
+import { canonicalText, decodeAnsiC, literalWord, quoteForDisplay } from "../../../src/shell/words.js";
+import { isDangerousEnvName, isSafeEnvName } from "../../../src/shell/wrappers.js";
 import { interpretExitCode, statusCommandName } from "../../../src/tools/Bash/exitCodes.js";
 import type { PermissionResult } from "../../../src/core/permissionTypes.js";
 import { permissionContext } from "./helpers.js";

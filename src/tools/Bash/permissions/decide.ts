@@ -21,8 +21,8 @@ import type {
   ToolPermissionContext,
 } from "../../../core/permissionTypes.js";
 import * as permissions from "../../../permissions/index.js";
-import { analyzeCommand, type BashAnalysis, type CommandPart, type DirectoryState, type PathArgument, type RedirectPart } from "./analyze.js";
-import { bashSyntaxError } from "./parser.js";
+import { analyzeCommand, type BashAnalysis, type CommandPart, type DirectoryState, type PathArgument, type RedirectPart } from "../../../shell/analyze.js";
+import { bashSyntaxError } from "../../../shell/parser.js";
 import { suggestRuleContent } from "./suggestions.js";
 import { BASH_TOOL_NAME } from "../prompt.js";
 

@@ -1,5 +1,4 @@
-export { bashParserStatus, parseBash } from "./parser.js";
-export { analyzeCommand, clearAnalysisCache, type BashAnalysis, type CommandPart, type RedirectPart, type PathArgument } from "./analyze.js";
+export { bashParserStatus, parseBash, analyzeCommand, clearAnalysisCache, type BashAnalysis, type CommandPart, type RedirectPart, type PathArgument } from "../../../shell/index.js";
 export {
   checkBashCommandPermission,
   isReadOnlyCommand,
@@ -7,6 +6,5 @@ export {
   type BashPermissionDeps,
   type BashPermissionRequest,
 } from "./decide.js";
-export { stripWrappers, shellScriptOf, isSafeEnvName } from "./wrappers.js";
-export { judgeReadOnly } from "./readOnly.js";
+export { stripWrappers, shellScriptOf, isSafeEnvName, judgeReadOnly } from "../../../shell/index.js";
 export { suggestRuleContent } from "./suggestions.js";

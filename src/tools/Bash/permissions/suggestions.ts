@@ -3,8 +3,8 @@
  * `pytest:*` for ordinary programs, and the exact command for programs where a prefix would
  * allow far more than was asked (rm, sudo, interpreters, shells…).
  */
-import type { CommandPart } from "./analyze.js";
-import { canonicalText, rawText } from "./words.js";
+import type { CommandPart } from "../../../shell/analyze.js";
+import { canonicalText, rawText } from "../../../shell/words.js";
 
 /** Programs whose subcommand is part of what the user approves (`git commit`, `npm run build`). */
 const SUBCOMMAND_TOOLS = new Set([

@@ -3,8 +3,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type CallToolResult, type Implementation, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
-import type { AnyObject, AnyTool, McpClientInfo } from "../core/Tool.js";
-import { TelemetrySafeError, isAbortError } from "../core/errors.js";
+import type { AnyObject, AnyTool, McpClientInfo } from "../../core/Tool.js";
+import { TelemetrySafeError, isAbortError } from "../../core/errors.js";
 import type { McpServerConfig, ScopedMcpServerConfig } from "./config.js";
 import { ToolgateStdioClientTransport, describeExit } from "./stdioTransport.js";
 import { createMcpTool, type McpCallOptions } from "./mcpTool.js";

@@ -1,5 +1,5 @@
 import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
-import { buildMcpToolName } from "../core/registry.js";
+import { buildMcpToolName } from "../../core/registry.js";
 import { capDescription } from "./mcpTool.js";
 
 /**

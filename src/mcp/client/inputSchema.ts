@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import type { AnyObject, JSONSchema } from "../core/Tool.js";
+import type { AnyObject, JSONSchema } from "../../core/Tool.js";
 
 /**
  * The zod schema of an MCP tool: any object, checked against the server's JSON Schema with ajv (the SDK's

@@ -1,12 +1,11 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { PERMISSION_MODES } from "./core/permissionTypes.js";
-import { EXIT_USAGE, reportFailure, wantsStackTraces } from "./cli/errors.js";
-import { collect, type SessionFlags } from "./cli/flags.js";
+import { PERMISSION_MODES } from "../core/permissionTypes.js";
+import { packageVersion } from "./version.js";
+import { EXIT_USAGE, reportFailure, wantsStackTraces } from "./errors.js";
+import { collect, type SessionFlags } from "./flags.js";
 
 // Subcommands are imported lazily so `toolgate --help` and `exec` load only what they use (never the UI).
-const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 // Each list flag takes one value per occurrence (repeat it, or use --flag=value), so it can never swallow
 // the positional arguments that follow it; rule flags also split one value on commas and spaces outside ().
@@ -36,7 +35,7 @@ function formatCommanderError(text: string): string {
 
 const program = new Command("toolgate")
   .description("A fail-closed tool runtime for AI coding agents.")
-  .version(version, "-V, --version", "print the version")
+  .version(packageVersion(), "-V, --version", "print the version")
   .helpOption("-h, --help", "show help")
   // Errors are thrown to the guard at the bottom instead of exiting, and printed as one line.
   .exitOverride()
@@ -51,14 +50,14 @@ withSessionFlags(
 )
   .option("--verbose", "print progress and diagnostics to stderr")
   .action(async (flags: SessionFlags & { verbose?: boolean }) => {
-    const { execCommand } = await import("./cli/commands.js");
+    const { execCommand } = await import("./commands.js");
     process.exitCode = await execCommand(flags);
   });
 
 withSessionFlags(program.command("tools").description("List the tools and their JSON Schemas."))
   .option("--json", "print JSON (name, description, input_schema, flags)")
   .action(async (flags: SessionFlags & { json?: boolean }) => {
-    const { toolsCommand } = await import("./cli/commands.js");
+    const { toolsCommand } = await import("./commands.js");
     process.exitCode = await toolsCommand(flags);
   });
 
@@ -70,7 +69,7 @@ withSessionFlags(
     .argument("<tool>", "tool name")
     .argument("<input>", "the tool input as JSON, or for Bash the bare command"),
 ).action(async (tool: string, input: string, flags: SessionFlags) => {
-  const { explainCommand } = await import("./cli/commands.js");
+  const { explainCommand } = await import("./commands.js");
   process.exitCode = await explainCommand(tool, input, flags);
 });
 
@@ -81,7 +80,7 @@ withSessionFlags(
 )
   .option("--json", "print JSON")
   .action(async (flags: SessionFlags & { json?: boolean }) => {
-    const { permissionsListCommand } = await import("./cli/permissionsList.js");
+    const { permissionsListCommand } = await import("./permissionsList.js");
     process.exitCode = await permissionsListCommand(flags);
   });
 
@@ -93,7 +92,7 @@ withSessionFlags(
   .option("--connect", "also start each MCP server to check it (runs its command)")
   .option("--json", "print JSON")
   .action(async (flags: SessionFlags & { connect?: boolean; json?: boolean }) => {
-    const { doctorCommand } = await import("./cli/doctor.js");
+    const { doctorCommand } = await import("./doctor.js");
     process.exitCode = await doctorCommand(flags);
   });
 
@@ -101,7 +100,7 @@ const mcp = program.command("mcp").description("MCP servers: list the configured
 withSessionFlags(mcp.command("list").description("Show each configured MCP server, its status, tool count and schema token estimate."))
   .option("--json", "print JSON")
   .action(async (flags: SessionFlags & { json?: boolean }) => {
-    const { mcpListCommand } = await import("./cli/commands.js");
+    const { mcpListCommand } = await import("./commands.js");
     process.exitCode = await mcpListCommand(flags);
   });
 withSessionFlags(mcp.command("serve").description("Serve the built-in tools over MCP (stdio, or streamable HTTP on 127.0.0.1)."))
@@ -109,7 +108,7 @@ withSessionFlags(mcp.command("serve").description("Serve the built-in tools over
   .option("--http-idle-timeout <seconds>", "with --http: close a session idle this long (default 1800)")
   .option("--http-max-sessions <n>", "with --http: most sessions at once; a new one evicts the least recently used idle one (default 64)")
   .action(async (flags: SessionFlags & { http?: string; httpIdleTimeout?: string; httpMaxSessions?: string }) => {
-    const { mcpServeCommand } = await import("./cli/commands.js");
+    const { mcpServeCommand } = await import("./commands.js");
     process.exitCode = await mcpServeCommand(flags);
   });
 

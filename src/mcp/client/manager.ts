@@ -1,5 +1,5 @@
-import type { AnyTool, Tools } from "../core/Tool.js";
-import type { Settings } from "../settings/types.js";
+import type { AnyTool, Tools } from "../../core/Tool.js";
+import type { Settings } from "../../settings/types.js";
 import type { ScopedMcpServerConfig } from "./config.js";
 import { mcpSettingsSection } from "./settingsSection.js";
 import { createMcpServerConnection, type McpConnectionOptions, type McpServerConnection } from "./connection.js";

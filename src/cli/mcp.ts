@@ -1,10 +1,10 @@
 import type { Readable, Writable } from "node:stream";
 import type { Settings } from "../settings/types.js";
-import { formatMcpConfigError, loadMcpConfig, type McpConfigError, type McpServerConfig } from "./config.js";
-import { connectMcpServers } from "./manager.js";
-import { estimateServerSchemaTokens, estimateToolSchemaTokens } from "./tokenEstimate.js";
-import { createToolgateMcpServer, type ToolgateMcpServerOptions } from "./server/createServer.js";
-import { serveHttp, serveStdio } from "./server/transports.js";
+import { formatMcpConfigError, loadMcpConfig, type McpConfigError, type McpServerConfig } from "../mcp/client/config.js";
+import { connectMcpServers } from "../mcp/client/manager.js";
+import { estimateServerSchemaTokens, estimateToolSchemaTokens } from "../mcp/client/tokenEstimate.js";
+import { createToolgateMcpServer, type ToolgateMcpServerOptions } from "../mcp/server/createServer.js";
+import { serveHttp, serveStdio } from "../mcp/server/transports.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../tools/Bash/processTree.js";
 

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
+import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
 
 /** What an MCP tool call gives the pipeline: content already in Messages API shape, and the server's error flag. */
 export interface McpToolOutput {

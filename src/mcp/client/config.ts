@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { normalizeNameForMcp } from "../core/registry.js";
+import { normalizeNameForMcp } from "../../core/registry.js";
 import { expandEnvVars } from "./envExpansion.js";
 
 /**

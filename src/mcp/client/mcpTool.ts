@@ -1,8 +1,8 @@
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
-import type { AnyObject, AnyTool, JSONSchema, ToolCallProgress } from "../core/Tool.js";
-import type { PermissionResult } from "../core/permissionTypes.js";
-import { buildTool } from "../core/buildTool.js";
-import { buildMcpToolName } from "../core/registry.js";
+import type { AnyObject, AnyTool, JSONSchema, ToolCallProgress } from "../../core/Tool.js";
+import type { PermissionResult } from "../../core/permissionTypes.js";
+import { buildTool } from "../../core/buildTool.js";
+import { buildMcpToolName } from "../../core/registry.js";
 import { createMcpInputSchema } from "./inputSchema.js";
 import { mapMcpCallResult, mcpOutputToToolResultBlock, type McpToolOutput } from "./toolResult.js";
 

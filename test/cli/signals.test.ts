@@ -141,8 +141,9 @@ describe("toolgate exec ending normally (stdin closed)", () => {
       path.join(cwd, ".toolgate/settings.json"),
       JSON.stringify({ hooks: { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `setsid -f sleep ${fromHook}; echo '{}'` }] }] } }),
     );
-    const { child, exited } = startToolgate(["exec", "--cwd", cwd, "--allowedTools", "Bash"], [bash("d", `setsid -f sleep ${fromCommand}; echo started`)]);
-    // a daemon outlives the command that started it for as long as the session runs
+    // Without the sandbox (whose pid namespace ends such a daemon with its command), a daemon outlives the
+    // command that started it for as long as the session runs.
+    const { child, exited } = startToolgate(["exec", "--cwd", cwd, "--no-sandbox", "--allowedTools", "Bash"], [bash("d", `setsid -f sleep ${fromCommand}; echo started`)]);
     expect(await waitUntil(() => liveMarkers([fromCommand, fromHook]).length === 2, 20_000)).toBe(true);
     child.stdin?.end();
 

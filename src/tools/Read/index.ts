@@ -175,7 +175,7 @@ async function startFromEnd(handle: ReadSource, stat: fs.Stats, encoding: TextEn
       maxOutputChars: MAX_READ_OUTPUT_CHARS,
       hash: true,
       signal,
-      chunkBytes: chunkBytesFor(stat),
+      chunkBytes: chunkBytesFor(stat.size),
       keepWholeFileBytes: CONTENT_CACHE_BYTES,
     });
     return { kind: "line", offset: absolute(counted.totalLines), index: counted.index, wholeFile: counted.wholeFile };
@@ -183,9 +183,9 @@ async function startFromEnd(handle: ReadSource, stat: fs.Stats, encoding: TextEn
   return { kind: "fromEnd", ...(await findLineFromEnd(handle, stat.size, encoding, back, signal)) };
 }
 
-/** A small file needs no 4 MiB buffers (two per read): allocating them dominated small reads. */
-function chunkBytesFor(stat: fs.Stats): number {
-  return Math.min(READ_CHUNK_BYTES, Math.max(64 * 1024, stat.size + 2));
+/** Reading `bytes` needs no 4 MiB buffers when it is less: allocating them dominated small reads. */
+function chunkBytesFor(bytes: number): number {
+  return Math.min(READ_CHUNK_BYTES, Math.max(64 * 1024, bytes + 2));
 }
 
 async function readText(handle: ReadSource, absPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
@@ -212,7 +212,7 @@ async function readText(handle: ReadSource, absPath: string, filePath: string, s
     maxOutputChars: MAX_READ_OUTPUT_CHARS,
     hash: stat.size <= MAX_HASHED_BYTES,
     signal,
-    chunkBytes: chunkBytesFor(stat),
+    chunkBytes: start.kind === "line" ? chunkBytesFor(stat.size) : chunkBytesFor(stat.size - start.byte),
     keepWholeFileBytes: CONTENT_CACHE_BYTES,
     // Lines found from the end are numbered from 1 at the window's first line, which is where reading starts.
     index: start.kind === "line" ? start.index : { totalLines: start.linesToEnd, checkpoints: [{ line: 1, byte: start.byte }] },

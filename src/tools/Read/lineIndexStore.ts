@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { codeUnitBytes, bomLength, type TextEncoding } from "../shared/encoding.js";
@@ -39,7 +39,7 @@ function indexDir(home: string): string {
 }
 
 function indexFile(home: string, v: FileVersion): string {
-  return path.join(indexDir(home), `${createHash("sha256").update(versionKey(v)).digest("hex").slice(0, 32)}.json`);
+  return path.join(indexDir(home), `${versionKey(v).replaceAll(":", "-")}.json`);
 }
 
 function rememberInMemory(key: string, index: LineIndex): void {
@@ -88,12 +88,13 @@ async function matchesFile(handle: ReadSource, index: LineIndex, encoding: TextE
   const newline = encoding === "utf16le" ? [0x0a, 0x00] : encoding === "utf16be" ? [0x00, 0x0a] : [0x0a];
   const inner = index.checkpoints.filter((c) => c.byte > bomLength(encoding));
   const step = Math.max(1, Math.ceil(inner.length / SPOT_CHECKS));
-  const probe = Buffer.alloc(unit);
+  const probes: Array<Promise<boolean>> = [];
   for (let i = inner.length - 1; i >= 0; i -= step) {
-    if ((await readFull(handle, probe, inner[i].byte - unit)) !== unit) return false;
-    if (!newline.every((b, k) => probe[k] === b)) return false;
+    const probe = Buffer.alloc(unit);
+    // In parallel: each read is a thread-pool round trip.
+    probes.push(readFull(handle, probe, inner[i].byte - unit).then((n) => n === unit && newline.every((b, k) => probe[k] === b)));
   }
-  return true;
+  return (await Promise.all(probes)).every(Boolean);
 }
 
 /** The index of this file version from memory, else from disk (checked against the file), else undefined. */

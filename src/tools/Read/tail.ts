@@ -34,7 +34,6 @@ export async function findLineFromEnd(
   let end = unit === 2 ? size & ~1 : size;
   if (end <= start) return { byte: start, linesToEnd: 0, totalLines: 0 };
 
-  if (await endsWithNewline(handle, end, encoding)) end -= unit;
 
   let found = 0;
   // Even block sizes keep every block's start aligned to UTF-16 code units (start and end are even there).
@@ -45,7 +44,10 @@ export async function findLineFromEnd(
     const from = Math.max(start, pos - blockBytes);
     if (buffer.length < pos - from) buffer = Buffer.allocUnsafe(pos - from);
     const block = buffer.subarray(0, await readFull(handle, buffer.subarray(0, pos - from), from));
-    for (let i = lastNewline(block, block.length, from, encoding); i !== -1; i = lastNewline(block, i, from, encoding)) {
+    let i = lastNewline(block, block.length, from, encoding);
+    // The newline that ends the last line does not start another one.
+    if (pos === end && i !== -1 && i === block.length - unit) i = lastNewline(block, i, from, encoding);
+    for (; i !== -1; i = lastNewline(block, i, from, encoding)) {
       if (++found === back) return { byte: from + i + unit, linesToEnd: back };
     }
     pos = from;
@@ -54,22 +56,20 @@ export async function findLineFromEnd(
   return { byte: start, linesToEnd: found + 1, totalLines: found + 1 };
 }
 
-async function endsWithNewline(handle: ReadSource, end: number, encoding: TextEncoding): Promise<boolean> {
-  const unit = codeUnitBytes(encoding);
-  const last = Buffer.alloc(unit);
-  if ((await readFull(handle, last, end - unit)) !== unit) return false;
-  return lastNewline(last, unit, end - unit, encoding) === 0;
-}
-
-/** Index in `block` of the last newline that starts before `before`, or -1. `blockStart` is the block's file position (for UTF-16 alignment). */
+/**
+ * Index in `block` of the last newline that starts before `before`, or -1. `blockStart` is the block's file
+ * position (for UTF-16 alignment). A plain loop over the bytes: Buffer#lastIndexOf costs several µs per call
+ * until it is optimised, which made a first read of a 2000-line tail take tens of ms.
+ */
 function lastNewline(block: Buffer, before: number, blockStart: number, encoding: TextEncoding): number {
-  if (before <= 0) return -1;
-  if (encoding !== "utf16le" && encoding !== "utf16be") return block.lastIndexOf(0x0a, before - 1);
-  const low = encoding === "utf16le" ? 0 : 1;
-  for (let i = block.lastIndexOf(0x0a, before - 1); i !== -1; i = i > 0 ? block.lastIndexOf(0x0a, i - 1) : -1) {
-    const unitStart = i - low;
-    if (unitStart < 0 || (blockStart + unitStart) % 2 !== 0) continue;
-    if (block[unitStart + 1 - low] === 0) return unitStart;
+  if (encoding === "utf16le" || encoding === "utf16be") {
+    const [first, second] = encoding === "utf16le" ? [0x0a, 0x00] : [0x00, 0x0a];
+    const last = (blockStart + before - 1) % 2 === 0 ? before - 1 : before - 2;
+    for (let i = last; i >= 0; i -= 2) {
+      if (block[i] === first && block[i + 1] === second) return i;
+    }
+    return -1;
   }
+  for (let i = before - 1; i >= 0; i--) if (block[i] === 0x0a) return i;
   return -1;
 }

@@ -169,7 +169,7 @@ describe("Read with a negative offset", () => {
     expect((await first.run("Read", { file_path: "huge.log", offset: 350_000, limit: 1 })).text).toContain(`[Lines 350000-350000 of ${lines}.`);
     const indexDir = path.join(home, "cache", "line-index");
     const [stored] = fs.readdirSync(indexDir);
-    expect(stored).toMatch(/^[0-9a-f]{32}\.json$/);
+    expect(stored).toMatch(/^\d+-\d+-\d+-[\d.]+\.json$/);
     expect(fs.statSync(path.join(indexDir, stored)).mode & 0o777).toBe(0o600);
 
     // A new session of a new process (no index in memory) gets the real numbers of the tail from the stored index.

@@ -88,6 +88,28 @@ describe("findLineFromEnd", () => {
   });
 });
 
+describe("lines decoded together", () => {
+  async function linesOf(bytes: Buffer, chunkBytes: number, encoding: TextEncoding = "utf8") {
+    const file = path.join(tempDir(), "f");
+    fs.writeFileSync(file, bytes);
+    const handle = await fsp.open(file, "r");
+    try {
+      return (await readLineWindow(handle, { encoding, offset: 1, limit: 100, maxLineChars: 2000, maxOutputChars: 1e9, hash: false, chunkBytes })).lines;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  it("give the same lines as decoding each alone: invalid bytes before a newline, a U+FEFF inside the text", async () => {
+    const bytes = Buffer.concat([Buffer.from("a"), Buffer.from([0xe2, 0x0a]), Buffer.from("b"), Buffer.from([0xff, 0x0a]), Buffer.from("\uFEFFc\r\nd\n")]);
+    for (const chunkBytes of [2, 3, 5, 64 * 1024]) {
+      expect(await linesOf(bytes, chunkBytes), `chunk ${chunkBytes}`).toEqual(["a\uFFFD", "b\uFFFD", "\uFEFFc", "d"]);
+    }
+    // The file's own byte-order mark is not text; a U+FEFF at the start of a later line is.
+    expect(await linesOf(Buffer.from("\uFEFFx\n\uFEFFy\n"), 64 * 1024, "utf8-bom")).toEqual(["x", "\uFEFFy"]);
+  });
+});
+
 describe("Read with a negative offset", () => {
   it("shows the last lines of a small file with their real line numbers, as a positive offset would", async () => {
     const s = session();

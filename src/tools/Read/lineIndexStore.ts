@@ -124,7 +124,17 @@ export function saveLineIndex(home: string, v: FileVersion, index: LineIndex): v
   const temp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const body = JSON.stringify({ format: FORMAT, ...v, totalLines: index.totalLines, contentHash: index.contentHash, checkpoints: thinned(index.checkpoints) });
+    const body = JSON.stringify({
+      format: FORMAT,
+      // The version fields alone: `v` is often a whole fs.Stats.
+      dev: v.dev,
+      ino: v.ino,
+      size: v.size,
+      mtimeMs: v.mtimeMs,
+      totalLines: index.totalLines,
+      contentHash: index.contentHash,
+      checkpoints: thinned(index.checkpoints),
+    });
     // A fresh file (wx) renamed over the old one: readers see the old index or the new one, never half of one.
     fs.writeFileSync(temp, body, { mode: 0o600, flag: "wx" });
     fs.renameSync(temp, target);

@@ -44,15 +44,21 @@ export async function readFull(handle: ReadSource, buffer: Buffer, position: num
   return filled;
 }
 
+/** Reads up to this size are made synchronously: less than a thread-pool round trip, and they block only briefly. */
+const SYNC_READ_MAX_BYTES = 64 * 1024;
+
 /**
- * Larger files are read through the descriptor opened to stat them, with positioned reads on the thread
- * pool: opening again and an asynchronous stat and close cost three more round trips per Read.
+ * Larger files are read through the descriptor opened to stat them, with positioned reads: opening again and
+ * an asynchronous stat and close cost three more round trips per Read. Big chunks go to the thread pool, so
+ * the next one is read while this one is scanned.
  */
 function descriptorSource(fd: number, stat: fs.Stats): ReadSource {
   return {
     size: stat.isFile() ? stat.size : undefined,
     read: (buffer, offset, length, position) =>
-      new Promise((resolve, reject) => fs.read(fd, buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead })))),
+      length <= SYNC_READ_MAX_BYTES
+        ? new Promise((resolve) => resolve({ bytesRead: fs.readSync(fd, buffer, offset, length, position) }))
+        : new Promise((resolve, reject) => fs.read(fd, buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead })))),
     // Nothing has moved the descriptor's own position (all reads are positioned), so this reads from the start.
     readFile: () => new Promise((resolve, reject) => fs.readFile(fd, (err, bytes) => (err ? reject(err) : resolve(bytes)))),
     stat: async () => stat,

@@ -193,6 +193,7 @@ describe("Read with a negative offset", () => {
     const [stored] = fs.readdirSync(indexDir);
     expect(stored).toMatch(/^\d+-\d+-\d+-[\d.]+\.json$/);
     expect(fs.statSync(path.join(indexDir, stored)).mode & 0o777).toBe(0o600);
+    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(indexDir, stored), "utf8")))).toEqual(["format", "dev", "ino", "size", "mtimeMs", "totalLines", "contentHash", "checkpoints"]);
 
     // A new session of a new process (no index in memory) gets the real numbers of the tail from the stored index.
     clearLineIndexMemory();

@@ -1,7 +1,8 @@
 /**
  * Search tools on a generated tree of 50 000 files: the Grep tool through runToolUse vs raw rg with the
  * same argv (what the tool adds: spawn plumbing, parsing, deny post-filter, mtime sort, paging, text),
- * and the Glob tool vs `rg --files -g` vs tinyglobby. Median wall time of several runs each, one process.
+ * and the Glob tool vs `rg --files -g` vs tinyglobby. Median wall time of several alternating runs each, one
+ * process; the Glob rows also print the spread of the paired ratios.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -21,6 +22,8 @@ import { BASE_ARGS, exclusionGlobArgs, rgPath, VCS_DIRECTORIES } from "../../src
 
 const FILES = 50_000;
 const ITERATIONS = 3;
+/** Glob against rg --files -g: more rounds, as the gap is small next to the machine's noise. */
+const GLOB_ITERATIONS = 9;
 
 /** Writes run concurrently (the fs thread pool), which on a busy machine is several times faster than one by one. */
 async function generateTree(root: string): Promise<void> {
@@ -51,17 +54,17 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * Run the contenders in turns (A B C A B C …) after one warm-up round, so a noisy neighbour on the
  * machine slows them alike; returns each one's median wall time and its result count.
  */
-async function race(contenders: Array<() => Promise<number>>): Promise<Array<{ ms: number; count: number }>> {
+async function race(contenders: Array<() => Promise<number>>, iterations = ITERATIONS): Promise<Array<{ ms: number; count: number; runs: number[] }>> {
   const times = contenders.map(() => [] as number[]);
   const counts = contenders.map(() => 0);
-  for (let round = 0; round <= ITERATIONS; round++) {
+  for (let round = 0; round <= iterations; round++) {
     for (const [i, fn] of contenders.entries()) {
       const start = performance.now();
       counts[i] = await fn();
       if (round > 0) times[i].push(performance.now() - start);
     }
   }
-  return contenders.map((_, i) => ({ ms: median(times[i]), count: counts[i] }));
+  return contenders.map((_, i) => ({ ms: median(times[i]), count: counts[i], runs: times[i] }));
 }
 
 /** rg with the given argv, all output collected; returns the number of records. */
@@ -139,14 +142,25 @@ try {
     { label: "**/file7.md (2k)", pattern: "**/file7.md" },
   ];
   const tinyIgnore = VCS_DIRECTORIES.map((d) => `**/${d}/**`);
+  const globSpreads: string[] = [];
   for (const c of globCases) {
-    const [ours, rgGlob, tiny] = await race([
-      () => tool("Glob", { pattern: c.pattern }, (o) => o.numFiles),
-      () => rawRg([...BASE_ARGS, "--files", "--hidden", "--no-ignore", `--glob=/${c.pattern}`, ...vcs, "--", "."], root, "\0"),
-      async () => (await tinyglobby(c.pattern, { cwd: root, dot: true, ignore: tinyIgnore, followSymbolicLinks: false })).length,
-    ]);
+    const [ours, rgGlob, tiny] = await race(
+      [
+        () => tool("Glob", { pattern: c.pattern }, (o) => o.numFiles),
+        () => rawRg([...BASE_ARGS, "--files", "--hidden", "--no-ignore", `--glob=/${c.pattern}`, ...vcs, "--", "."], root, "\0"),
+        async () => (await tinyglobby(c.pattern, { cwd: root, dot: true, ignore: tinyIgnore, followSymbolicLinks: false })).length,
+      ],
+      GLOB_ITERATIONS,
+    );
     rows.push([`Glob ${c.label}`, "rg --files -g", ours.ms, rgGlob.ms, ours.count, rgGlob.count]);
     rows.push([`Glob ${c.label}`, "tinyglobby", ours.ms, tiny.ms, ours.count, tiny.count]);
+    // Each Glob run against the rg run right after it: the middle half of those ratios is the spread.
+    const pairs = ours.runs.map((ms, i) => ms / rgGlob.runs[i]).sort((a, b) => a - b);
+    const quartile = (q: number) => pairs[Math.floor(q * (pairs.length - 1))].toFixed(2);
+    const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms`;
+    globSpreads.push(
+      `Glob ${c.label} vs rg --files -g: ${GLOB_ITERATIONS} paired runs, ratio IQR ${quartile(0.25)}–${quartile(0.75)}; Glob ${range(ours.runs)}, rg ${range(rgGlob.runs)}`,
+    );
   }
 
   console.log("");
@@ -156,6 +170,7 @@ try {
       `${label.padEnd(42)} ${peer.padEnd(20)} ${toolMs.toFixed(0).padStart(8)} ${peerMs.toFixed(0).padStart(8)} ${(toolMs / peerMs).toFixed(2).padStart(6)} ${`${toolCount}/${peerCount}`.padStart(20)}`,
     );
   }
+  console.log(`\n${globSpreads.join("\n")}`);
   const grepRows = rows.filter((r) => r[0].startsWith("Grep") && !r[0].includes("deny"));
   const overheads = grepRows.map((r) => r[2] - r[3]);
   console.log(

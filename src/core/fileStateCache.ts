@@ -12,7 +12,7 @@ export interface FileState {
   content?: string;
   mtimeMs: number;
   size: number;
-  /** The window shown, for partial reads (1-based line offset). */
+  /** The window shown, for partial reads (1-based line offset; negative counts from the end, -1 being the last line). */
   offset?: number;
   limit?: number;
   /** True when the model saw only an automatic partial view, which does not count as a read for editing. */

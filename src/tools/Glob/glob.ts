@@ -15,7 +15,7 @@ import {
   VCS_DIRECTORIES,
   type RipgrepStopReason,
 } from "../shared/ripgrep.js";
-import { sortNewestFirst } from "../shared/newestFirst.js";
+import { mtimeOf, orderNewestFirst, type TimedPath } from "../shared/newestFirst.js";
 
 export const GLOB_MAX_RESULTS = 100;
 
@@ -63,6 +63,32 @@ function literalPrefixEntersVcs(pattern: string): boolean {
   return false;
 }
 
+/**
+ * A glob segment both picomatch and ripgrep read the same way: literal text and `*`. Not `?`, which rg
+ * matches against one byte (so not "ü"), nor U+FFFD, which stands for bytes that were not UTF-8.
+ */
+const PLAIN_SEGMENT = /^[^[\]{}()!+@\\?\uFFFD]+$/;
+
+/**
+ * Whether rg may pre-filter the listing with the pattern as a `--glob`: only for patterns whose meaning is
+ * the same in both dialects (plain segments, whole-segment `**`, one level of `{a,b}` over plain text),
+ * so rg never drops a path picomatch would match. picomatch still decides every path rg lists.
+ */
+export function rgCanPrefilter(pattern: string): boolean {
+  // rg reads --glob values as gitignore lines, which lose trailing whitespace.
+  if (/\s$/.test(pattern)) return false;
+  return pattern.split("/").every((segment) => {
+    if (segment === "**") return true;
+    if (segment === "" || segment === "." || segment === ".." || segment.includes("**")) return false;
+    const braces = /^([^{}]*)\{([^{}]*)\}([^{}]*)$/.exec(segment);
+    if (!braces) return PLAIN_SEGMENT.test(segment);
+    const [, before, inside, after] = braces;
+    const alternatives = inside.split(",");
+    // `{a}` is literal text to picomatch but an alternation to rg; empty alternatives are left out too.
+    return alternatives.length > 1 && [before, after].every((part) => part === "" || PLAIN_SEGMENT.test(part)) && alternatives.every((part) => PLAIN_SEGMENT.test(part));
+  });
+}
+
 export interface GlobSearchOptions {
   pattern: string;
   /** Absolute directory the pattern is relative to (the `path` parameter, or the session cwd). */
@@ -102,13 +128,19 @@ export async function globSearch(options: GlobSearchOptions): Promise<GlobSearch
   if (denyGlobs.includes("**")) return { files: [] };
 
   const matches = picomatch(pattern, { dot: true });
-  const found: string[] = [];
+  const allowed = createReadDenyFilter(options.permissionContext);
+  // Each match is stat'ed as its record arrives, while rg is still walking the tree in its own process,
+  // rather than all of them on one thread after rg exits (~8.5 µs each).
+  const found: TimedPath[] = [];
   let listed = 0;
+  let matched = 0;
   const args = [
     ...BASE_ARGS,
     "--files",
     ...(options.includeHidden ? ["--hidden"] : []),
     ...(options.respectGitignore ? [] : ["--no-ignore"]),
+    // A matching --glob overrides .gitignore and hidden-file rules in rg, so it is used only when neither applies.
+    ...(!options.respectGitignore && options.includeHidden && rgCanPrefilter(pattern) ? [`--glob=/${pattern}`] : []),
     ...exclusionGlobArgs(denyGlobs),
     "--",
     ".",
@@ -123,18 +155,19 @@ export async function globSearch(options: GlobSearchOptions): Promise<GlobSearch
     onRecord(record) {
       listed++;
       const relative = record.startsWith("./") ? record.slice(2) : record;
-      if (matches(relative)) found.push(relative);
+      if (!matches(relative)) return;
+      matched++;
+      const absolute = path.join(root, relative);
+      if (allowed(absolute)) found.push({ path: absolute, mtimeMs: mtimeOf(absolute) });
     },
     onHeartbeat: options.onHeartbeat
-      ? (elapsedMs) => options.onHeartbeat?.({ elapsedMs, filesListed: listed, filesMatched: found.length })
+      ? (elapsedMs) => options.onHeartbeat?.({ elapsedMs, filesListed: listed, filesMatched: matched })
       : undefined,
   });
   if (outcome.stopped === "aborted") throw new AbortError();
   if (isFatalRipgrepError(outcome)) {
     throw new TelemetrySafeError(`ripgrep could not list files: ${outcome.stderr}`, "Glob: ripgrep failed");
   }
-  const allowed = createReadDenyFilter(options.permissionContext);
-  const absolute = found.map((relative) => path.join(root, relative)).filter(allowed);
-  const files = await sortNewestFirst(absolute, options.signal);
+  const files = orderNewestFirst(found);
   return outcome.stopped ? { files, partial: outcome.stopped } : { files };
 }

@@ -15,7 +15,7 @@ import {
   isNotebookPath,
   isPdfPath,
 } from "../shared/fileKind.js";
-import { lookupFileState, MAX_HASHED_BYTES, recordFileState, unchangedByStat } from "../shared/fileState.js";
+import { ALWAYS_HASH_BYTES, lookupFileState, MAX_HASHED_BYTES, recordFileState, unchangedByStat } from "../shared/fileState.js";
 import { parseNotebook } from "../shared/notebook.js";
 import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, numberLines } from "../shared/readFormat.js";
 import { fileTarget, missingFileMessage, readDenial, resolveToolPath } from "../shared/toolPaths.js";
@@ -24,6 +24,8 @@ import { renderNotebook, type NotebookImage } from "./notebook.js";
 import { DEFAULT_PDF_PAGES, extractPdfText, parsePageRange, type PageRange } from "./pdf.js";
 import { READ_DESCRIPTION, READ_PROMPT } from "./prompt.js";
 import { READ_CHUNK_BYTES, readLineWindow, type LineIndex } from "./window.js";
+import { loadLineIndex, saveLineIndex } from "./lineIndexStore.js";
+import { findLineFromEnd } from "./tail.js";
 import { openReadSource, readFull, type ReadSource } from "./source.js";
 
 export const READ_TOOL_NAME = "Read";
@@ -39,28 +41,14 @@ const CONTENT_CACHE_BYTES = FILE_STATE_MAX_ENTRY_CONTENT_CHARS;
 
 /** Files from this size keep a line index, so later windows of the same file version need no full scan. */
 const LINE_INDEX_MIN_BYTES = 64 * 1024 * 1024;
-const LINE_INDEX_ENTRIES = 16;
-
-/**
- * Line indexes of large files, by file identity and version (device, inode, size, mtime). Like staleness for
- * files this size, an unchanged size and mtime is trusted to mean unchanged content.
- */
-const lineIndexes = new Map<string, LineIndex>();
-
-function lineIndexKey(stat: fs.Stats): string {
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-}
-
-function rememberLineIndex(stat: fs.Stats, index: LineIndex): void {
-  const key = lineIndexKey(stat);
-  lineIndexes.delete(key);
-  lineIndexes.set(key, index);
-  while (lineIndexes.size > LINE_INDEX_ENTRIES) lineIndexes.delete(lineIndexes.keys().next().value as string);
-}
 
 const inputSchema = z.strictObject({
   file_path: z.string().describe("The file to read: absolute, or relative to the working directory"),
-  offset: z.number().int().min(0).optional().describe("First line to show, 1-based (for files too long to read at once)"),
+  offset: z
+    .number()
+    .int()
+    .optional()
+    .describe("First line to show, 1-based (for files too long to read at once); negative counts from the end: -100 starts 100 lines before the end"),
   limit: z.number().int().min(1).optional().describe(`How many lines to show (default ${DEFAULT_READ_LIMIT})`),
   pages: z.string().optional().describe('PDF only: a page or page range, e.g. "3" or "2-7"'),
 });
@@ -74,6 +62,11 @@ export interface TextFileView {
   startLine: number;
   numLines: number;
   totalLines: number;
+  /**
+   * Set when the window was found from the end of a large file without counting the lines before it:
+   * line numbers are then negative (-1 is the last line) and totalLines is only a lower bound.
+   */
+  countedFromEnd?: boolean;
   truncatedLines: number;
   stoppedAtOutputCap: boolean;
   encoding: TextEncoding;
@@ -105,8 +98,10 @@ function binaryMessage(absPath: string, reason: string): string {
   );
 }
 
+/** The window as asked for: a 1-based first line, or a negative one counted from the end. */
 function windowOf(input: ReadInput): { offset: number; limit: number } {
-  return { offset: Math.max(1, input.offset ?? 1), limit: input.limit ?? DEFAULT_READ_LIMIT };
+  const offset = input.offset ?? 1;
+  return { offset: offset < 0 ? offset : Math.max(1, offset), limit: input.limit ?? DEFAULT_READ_LIMIT };
 }
 
 async function readImage(handle: ReadSource, absPath: string, filePath: string, size: number): Promise<ReadOutput | undefined> {
@@ -158,45 +153,89 @@ async function readPdf(absPath: string, filePath: string, pages: PageRange | und
   return { type: "pdf", file: { filePath, pages: kept, first: pdf.first, last: pdf.first + kept.length - 1, totalPages: pdf.totalPages, truncated } };
 }
 
+/** Where a window starts: a line number, or a known line start found from the end (with or without the total). */
+type WindowStart =
+  | { kind: "line"; offset: number; index?: LineIndex; wholeFile?: Buffer }
+  | { kind: "fromEnd"; byte: number; linesToEnd: number; totalLines?: number };
+
+/**
+ * Resolve a negative offset. A known line index gives the absolute line at once; a file small enough to be
+ * hashed on every read is counted (and hashed) in one pass; anything larger is read backward from its end,
+ * so the cost follows the window's distance from the end, not the file's size.
+ */
+async function startFromEnd(handle: ReadSource, stat: fs.Stats, encoding: TextEncoding, back: number, index: LineIndex | undefined, signal: AbortSignal): Promise<WindowStart> {
+  const absolute = (total: number) => Math.max(1, total - back + 1);
+  if (index) return { kind: "line", offset: absolute(index.totalLines), index };
+  if (stat.size <= ALWAYS_HASH_BYTES) {
+    const counted = await readLineWindow(handle, {
+      encoding,
+      offset: Number.MAX_SAFE_INTEGER,
+      limit: 1,
+      maxLineChars: MAX_LINE_CHARS,
+      maxOutputChars: MAX_READ_OUTPUT_CHARS,
+      hash: true,
+      signal,
+      chunkBytes: chunkBytesFor(stat.size),
+      keepWholeFileBytes: CONTENT_CACHE_BYTES,
+    });
+    return { kind: "line", offset: absolute(counted.totalLines), index: counted.index, wholeFile: counted.wholeFile };
+  }
+  return { kind: "fromEnd", ...(await findLineFromEnd(handle, stat.size, encoding, back, signal)) };
+}
+
+/** Reading `bytes` needs no 4 MiB buffers when it is less: allocating them dominated small reads. */
+function chunkBytesFor(bytes: number): number {
+  return Math.min(READ_CHUNK_BYTES, Math.max(64 * 1024, bytes + 2));
+}
+
 async function readText(handle: ReadSource, absPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
   const headBuffer = Buffer.alloc(SNIFF_BYTES);
   const head = headBuffer.subarray(0, await readFull(handle, headBuffer, 0));
   const sniff = sniffEncoding(head, head.length >= stat.size);
   if (sniff.kind === "binary") throw new FileToolError(binaryMessage(absPath, sniff.reason), "read:binary");
   const encoding: TextEncoding = sniff.kind === "text" ? sniff.encoding : "utf8";
-  const { offset, limit } = windowOf(input);
+  const { offset: requested, limit } = windowOf(input);
+  const signal = context.abortController.signal;
 
   const previous = lookupFileState(context, absPath);
-  const sameWindow = previous?.offset === offset && previous.limit === limit && !previous.isPartialView;
-  if (sameWindow && unchangedByStat(previous, stat)) return { type: "unchanged", file: { filePath, startLine: offset, limit } };
+  const sameWindow = previous?.offset === requested && previous.limit === limit && !previous.isPartialView;
+  if (sameWindow && unchangedByStat(previous, stat)) return { type: "unchanged", file: { filePath, startLine: requested, limit } };
 
   const indexed = stat.size >= LINE_INDEX_MIN_BYTES;
+  const knownIndex = indexed ? await loadLineIndex(context.paths.home, stat, handle, encoding) : undefined;
+  const start: WindowStart = requested < 0 ? await startFromEnd(handle, stat, encoding, -requested, knownIndex, signal) : { kind: "line", offset: requested, index: knownIndex };
   const window = await readLineWindow(handle, {
     encoding,
-    offset,
+    offset: start.kind === "line" ? start.offset : 1,
     limit,
     maxLineChars: MAX_LINE_CHARS,
     maxOutputChars: MAX_READ_OUTPUT_CHARS,
     hash: stat.size <= MAX_HASHED_BYTES,
-    signal: context.abortController.signal,
-    // A small file needs no 4 MiB buffers (two per read): allocating them dominated small reads.
-    chunkBytes: Math.min(READ_CHUNK_BYTES, Math.max(64 * 1024, stat.size + 2)),
+    signal,
+    chunkBytes: start.kind === "line" ? chunkBytesFor(stat.size) : chunkBytesFor(stat.size - start.byte),
     keepWholeFileBytes: CONTENT_CACHE_BYTES,
-    index: indexed ? lineIndexes.get(lineIndexKey(stat)) : undefined,
+    // Lines found from the end are numbered from 1 at the window's first line, which is where reading starts.
+    index: start.kind === "line" ? start.index : { totalLines: start.linesToEnd, checkpoints: [{ line: 1, byte: start.byte }] },
   });
-  if (indexed && window.index) rememberLineIndex(stat, window.index);
+  if (indexed && window.index) saveLineIndex(context.paths.home, stat, window.index);
   if (sameWindow && window.contentHash !== undefined && window.contentHash === previous.contentHash) {
-    return { type: "unchanged", file: { filePath, startLine: offset, limit } };
+    return { type: "unchanged", file: { filePath, startLine: requested, limit } };
   }
 
-  const coversWholeFile = offset === 1 && window.lines.length === window.totalLines && window.truncatedLines === 0;
-  const content = coversWholeFile && window.wholeFile ? decodeText(window.wholeFile, encoding) : undefined;
+  const fromEnd = start.kind === "fromEnd" ? start : undefined;
+  const countedFromEnd = fromEnd !== undefined && fromEnd.totalLines === undefined;
+  // Found from the end with the whole file scanned: the window starts at line 1 of a file of known length.
+  const startLine = start.kind === "line" ? start.offset : countedFromEnd ? -start.linesToEnd : 1;
+  const totalLines = fromEnd ? (fromEnd.totalLines ?? fromEnd.linesToEnd + 1) : window.totalLines;
+  const coversWholeFile = !countedFromEnd && startLine === 1 && window.lines.length === totalLines && window.truncatedLines === 0;
+  const wholeFile = window.wholeFile ?? (start.kind === "line" ? start.wholeFile : undefined);
+  const content = coversWholeFile && wholeFile ? decodeText(wholeFile, encoding) : undefined;
   recordFileState(context, absPath, {
     contentHash: window.contentHash ?? "",
     content,
     mtimeMs: stat.mtimeMs,
     size: stat.size,
-    offset,
+    offset: requested,
     limit,
     timestamp: Date.now(),
     coversWholeFile,
@@ -204,13 +243,14 @@ async function readText(handle: ReadSource, absPath: string, filePath: string, s
   const file: TextFileView = {
     filePath,
     content: window.lines.join("\n"),
-    startLine: offset,
+    startLine,
     numLines: window.lines.length,
-    totalLines: window.totalLines,
+    totalLines,
     truncatedLines: window.truncatedLines,
     stoppedAtOutputCap: window.stoppedAtOutputCap,
     encoding,
   };
+  if (countedFromEnd) file.countedFromEnd = true;
   if (sniff.kind === "undecodable") file.undecodable = sniff.reason;
   return { type: "text", file };
 }
@@ -223,10 +263,16 @@ function textResult(file: TextFileView): string {
   }
   const endLine = startLine + numLines - 1;
   const notes: string[] = [];
-  if (startLine === 1 && endLine === totalLines) notes.push(`[Lines 1-${endLine} of ${totalLines}: the whole file.]`);
+  const why = file.stoppedAtOutputCap ? ` The window ended early because the result reached ${MAX_READ_OUTPUT_CHARS} characters.` : "";
+  if (file.countedFromEnd) {
+    const more = endLine < -1 ? ` To continue, call Read with offset=${endLine + 1}.` : "";
+    notes.push(
+      `[Lines ${startLine} to ${endLine}, numbered from the end (-1 is the last line): the lines before them were not counted, so the file has at least ${totalLines} lines.${why}${more} ` +
+        `For the lines before these, call Read with offset=${startLine - numLines} and limit=${numLines}.]`,
+    );
+  } else if (startLine === 1 && endLine === totalLines) notes.push(`[Lines 1-${endLine} of ${totalLines}: the whole file.]`);
   else {
     const more = endLine < totalLines ? ` To continue, call Read with offset=${endLine + 1}.` : "";
-    const why = file.stoppedAtOutputCap ? ` The window ended early because the result reached ${MAX_READ_OUTPUT_CHARS} characters.` : "";
     notes.push(`[Lines ${startLine}-${endLine} of ${totalLines}.${why}${more}]`);
   }
   if (file.truncatedLines) {
@@ -315,8 +361,9 @@ export const ReadTool = buildTool({
         return block(textResult(output.file));
       case "unchanged": {
         const { filePath, startLine, limit } = output.file;
+        const from = startLine < 0 ? `${-startLine} line${startLine === -1 ? "" : "s"} from the end` : `from line ${startLine}`;
         return block(
-          `${filePath} has not changed since you last read it with the same window (from line ${startLine}, up to ${limit} lines), so that earlier result is still accurate; it is not repeated here.`,
+          `${filePath} has not changed since you last read it with the same window (${from}, up to ${limit} lines), so that earlier result is still accurate; it is not repeated here.`,
         );
       }
       case "image": {

@@ -3,6 +3,8 @@ import fsp from "node:fs/promises";
 
 /** The part of a FileHandle that Read uses; small files are served from memory behind the same shape. */
 export interface ReadSource {
+  /** The file's size when it was opened, if known: reads stop there instead of asking for more to find the end. */
+  readonly size?: number;
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   readFile(): Promise<Buffer>;
   stat(): Promise<fs.Stats>;
@@ -19,6 +21,7 @@ const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
 
 function memorySource(bytes: Buffer, stat: fs.Stats): ReadSource {
   return {
+    size: bytes.length,
     async read(buffer, offset, length, position) {
       if (position >= bytes.length) return { bytesRead: 0 };
       return { bytesRead: bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length)) };
@@ -31,23 +34,48 @@ function memorySource(bytes: Buffer, stat: fs.Stats): ReadSource {
 
 /** Fill `buffer` from `position` on, stopping early only at the end of the file; returns the bytes read. */
 export async function readFull(handle: ReadSource, buffer: Buffer, position: number): Promise<number> {
+  const wanted = handle.size === undefined ? buffer.length : Math.max(0, Math.min(buffer.length, handle.size - position));
   let filled = 0;
-  while (filled < buffer.length) {
-    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position + filled);
+  while (filled < wanted) {
+    const { bytesRead } = await handle.read(buffer, filled, wanted - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
   return filled;
 }
 
-/** Open a file for Read: small regular files come back in memory, everything else as a streaming handle. */
+/** Reads up to this size are made synchronously: less than a thread-pool round trip, and they block only briefly. */
+const SYNC_READ_MAX_BYTES = 64 * 1024;
+
+/**
+ * Larger files are read through the descriptor opened to stat them, with positioned reads: opening again and
+ * an asynchronous stat and close cost three more round trips per Read. Big chunks go to the thread pool, so
+ * the next one is read while this one is scanned.
+ */
+function descriptorSource(fd: number, stat: fs.Stats): ReadSource {
+  return {
+    size: stat.isFile() ? stat.size : undefined,
+    read: (buffer, offset, length, position) =>
+      length <= SYNC_READ_MAX_BYTES
+        ? new Promise((resolve) => resolve({ bytesRead: fs.readSync(fd, buffer, offset, length, position) }))
+        : new Promise((resolve, reject) => fs.read(fd, buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead })))),
+    // Nothing has moved the descriptor's own position (all reads are positioned), so this reads from the start.
+    readFile: () => new Promise((resolve, reject) => fs.readFile(fd, (err, bytes) => (err ? reject(err) : resolve(bytes)))),
+    stat: async () => stat,
+    close: async () => fs.closeSync(fd),
+  };
+}
+
+/** Open a file for Read: small regular files come back in memory, everything else as a streaming source. */
 export async function openReadSource(absPath: string): Promise<ReadSource> {
   const fd = fs.openSync(absPath, READ_FLAGS);
+  let keepOpen = false;
   try {
     const stat = fs.fstatSync(fd);
     if (stat.isFile() && stat.size <= IN_MEMORY_READ_MAX_BYTES) return memorySource(fs.readFileSync(fd), stat);
+    keepOpen = true;
+    return descriptorSource(fd, stat);
   } finally {
-    fs.closeSync(fd);
+    if (!keepOpen) fs.closeSync(fd);
   }
-  return fsp.open(absPath, READ_FLAGS);
 }

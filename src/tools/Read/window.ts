@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFull, type ReadSource } from "./source.js";
 import { AbortError } from "../../core/errors.js";
-import { bomLength, codeUnitBytes, lineDecoder, type TextEncoding } from "../shared/encoding.js";
+import { bomLength, codeUnitBytes, lineDecoder, newlineSplitsDecodedText, type TextEncoding } from "../shared/encoding.js";
 import { truncatedLineMarker } from "../shared/readFormat.js";
 
 /** Bytes read per step; memory stays at two chunks plus the lines shown, whatever the file's size. */
@@ -92,28 +92,65 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
 
   const collecting = () => !windowDone && line >= offset && line < end;
 
-  const finishLine = () => {
-    if (collecting()) {
-      let text = decode(Buffer.concat(parts, collected));
-      const complete = lineBytes === collected;
-      if (complete && text.endsWith("\r")) text = text.slice(0, -1);
-      if (!complete || text.length > maxLineChars) {
-        text = cutChars(text, maxLineChars) + truncatedLineMarker(lineBytes);
-        truncatedLines++;
-      }
-      const cost = text.length + String(line).length + 2;
-      if (lines.length > 0 && outputChars + cost > maxOutputChars) {
-        windowDone = true;
-        stoppedAtOutputCap = true;
-      } else {
-        lines.push(text);
-        outputChars += cost;
-        if (line + 1 >= end) windowDone = true;
-      }
+  /** Add the current line's text (decoded from its first bytes, `complete` when that is all of them) to the window. */
+  const keepLine = (decoded: string, complete: boolean) => {
+    let text = decoded;
+    if (complete && text.endsWith("\r")) text = text.slice(0, -1);
+    if (!complete || text.length > maxLineChars) {
+      text = cutChars(text, maxLineChars) + truncatedLineMarker(lineBytes);
+      truncatedLines++;
     }
+    const cost = text.length + String(line).length + 2;
+    if (lines.length > 0 && outputChars + cost > maxOutputChars) {
+      windowDone = true;
+      stoppedAtOutputCap = true;
+    } else {
+      lines.push(text);
+      outputChars += cost;
+      if (line + 1 >= end) windowDone = true;
+    }
+  };
+
+  const finishLine = () => {
+    if (collecting()) keepLine(decode(Buffer.concat(parts, collected)), lineBytes === collected);
     parts = [];
     collected = 0;
     lineBytes = 0;
+  };
+
+  const bulk = newlineSplitsDecodedText(encoding);
+  /** At most this many bytes are decoded at once: more than a full window can show. */
+  const bulkBytes = maxOutputChars * 4 + lineByteCap;
+
+  /**
+   * The lines that start at `from` and end inside this chunk, decoded in one call and split at "\n":
+   * finding each line with Buffer#indexOf, copying and decoding it alone cost several µs per line until
+   * optimised, which dominated a first read of a few thousand short lines. Returns where it stopped, or -1
+   * to leave the chunk to the line-by-line path (no line ends in reach, or a line too long to show whole,
+   * whose byte length the marker needs).
+   */
+  const keepWholeLines = (view: Buffer, from: number, chunkStart: number): number => {
+    // Sized by the lines still wanted (at ~128 bytes each) so a short window does not decode a whole chunk.
+    const span = Math.min(bulkBytes, Math.max(4096, (end - line) * 128));
+    const lastEnd = lastNewlineBefore(view, Math.min(view.length, from + span));
+    if (lastEnd < from) return -1;
+    const texts = decode(view.subarray(from, lastEnd)).split("\n");
+    if (texts.some((text) => text.length > maxLineChars)) return -1;
+    lineStarts(chunkStart, from);
+    for (const text of texts) {
+      if (collecting()) keepLine(text, true);
+      line++;
+    }
+    lineBytes = 0;
+    lineHasBytes = false;
+    return lastEnd + unit;
+  };
+
+  /** Start of the last newline that ends at or before `limit`, or -1. */
+  const lastNewlineBefore = (view: Buffer, limit: number): number => {
+    if (!newline) return limit > 0 ? view.lastIndexOf(0x0a, limit - 1) : -1;
+    for (let j = view.lastIndexOf(newline, limit - 2); j !== -1; j = j > 0 ? view.lastIndexOf(newline, j - 1) : -1) if (j % 2 === 0) return j;
+    return -1;
   };
 
   const findNewline = (view: Buffer, from: number): number => {
@@ -124,7 +161,7 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
 
   /** A line starts at byte `at` of the chunk at `chunkStart`: the first such line of each chunk is a checkpoint. */
   const lineStarts = (chunkStart: number, at: number) => {
-    if (checkpointedAt === chunkStart) return;
+    if (checkpointedAt === chunkStart || checkpoints[checkpoints.length - 1]?.byte === chunkStart + at) return;
     checkpointedAt = chunkStart;
     checkpoints.push({ line, byte: chunkStart + at });
   };
@@ -145,8 +182,9 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
     return view.length;
   };
 
-  // Two buffers: the next chunk is read while this one is scanned.
-  const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
+  // Two buffers: the next chunk is read while this one is scanned. The second is made only when a next chunk
+  // exists: a 4 MiB allocation took milliseconds on a first read.
+  const buffers = [Buffer.allocUnsafe(chunkBytes)];
   const fromStart = resume === undefined;
   const startByte = resume?.byte ?? 0;
   if (fromStart) checkpoints.push({ line: 1, byte: bomLength(encoding) });
@@ -162,7 +200,7 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
     const view = buffers[turn].subarray(0, n);
     if (position === 0 && n < chunkBytes && n <= (options.keepWholeFileBytes ?? 0)) wholeFile = Buffer.from(view);
     if (n === 0) break;
-    if (n === chunkBytes) pending = readFull(handle, buffers[turn ^ 1], position + n);
+    if (n === chunkBytes) pending = readFull(handle, (buffers[turn ^ 1] ??= Buffer.allocUnsafe(chunkBytes)), position + n);
     hasher?.update(view);
     let i = position === 0 ? Math.min(bomLength(encoding), n) : 0;
     while (i < n) {
@@ -173,6 +211,13 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
         }
         i = skipLines(view, i, position);
         continue;
+      }
+      if (bulk && collected === 0 && lineBytes === 0) {
+        const next = keepWholeLines(view, i, position);
+        if (next !== -1) {
+          i = next;
+          continue;
+        }
       }
       const j = findNewline(view, i);
       const segmentEnd = j === -1 ? n : j;

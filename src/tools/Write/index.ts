@@ -50,7 +50,9 @@ const fail = refusalCodes(WRITE_ERROR_CODES);
 type PrepareResult = Prepared<PreparedWrite, (typeof WRITE_ERROR_CODES)[number]>;
 
 function describeWindow(state: FileState): string {
-  return state.offset !== undefined ? ` (Read showed it from line ${state.offset}, at most ${state.limit ?? "?"} lines, not the whole file)` : "";
+  if (state.offset === undefined) return "";
+  const from = state.offset < 0 ? `starting ${-state.offset} lines from the end` : `from line ${state.offset}`;
+  return ` (Read showed it ${from}, at most ${state.limit ?? "?"} lines, not the whole file)`;
 }
 
 /** Every check and the new bytes, synchronously: validation and the critical section share it. */

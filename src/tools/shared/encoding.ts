@@ -187,10 +187,22 @@ export function tryEncodeText(text: string, encoding: TextEncoding): { ok: true;
   }
 }
 
-/** A decoder for one line's bytes at a time (Read's streaming window). */
+/**
+ * A decoder for lines' bytes (Read's streaming window). The file's own BOM is skipped by position, so a
+ * U+FEFF at the start of a line is text and stays (TextDecoder would drop it from every call's start).
+ */
 export function lineDecoder(encoding: TextEncoding): (bytes: Buffer) => string {
   const label = isUtf8Family(encoding) ? "utf-8" : encoding === "utf16le" ? "utf-16le" : encoding === "utf16be" ? "utf-16be" : undefined;
   if (label === undefined) return (bytes) => iconv.decode(bytes, encoding);
-  const decoder = new TextDecoder(label);
+  const decoder = new TextDecoder(label, { ignoreBOM: true });
   return (bytes) => decoder.decode(bytes);
+}
+
+/**
+ * Whether decoding several lines at once and splitting at "\n" gives the same lines as decoding each
+ * alone: true for UTF-8 and UTF-16, where a newline is never part of another character and an invalid
+ * sequence before it becomes U+FFFD without taking it along.
+ */
+export function newlineSplitsDecodedText(encoding: TextEncoding): boolean {
+  return isUtf8Family(encoding) || encoding === "utf16le" || encoding === "utf16be";
 }

@@ -6,7 +6,7 @@ import { formatBytes } from "./fileKind.js";
 /** Files above this are not hashed by Read (and cannot be edited): their state is mtime and size only. */
 export const MAX_HASHED_BYTES = 1024 ** 3;
 /** Files up to this size are always compared by hash, so even a same-size change within the mtime granularity is caught. */
-const ALWAYS_HASH_BYTES = 16 * 1024 * 1024;
+export const ALWAYS_HASH_BYTES = 16 * 1024 * 1024;
 
 /**
  * Whether an unchanged mtime and size is taken to mean unchanged content without looking at the bytes:

@@ -17,4 +17,4 @@ export function numberLines(lines: readonly string[], firstLine: number): string
 }
 
 /** Read's line-number prefix (`12\t`, or the `12→` some agents use) at the start of a line. */
-export const LINE_NUMBER_PREFIX = /^ *\d+(?:\t|\u2192)/;
+export const LINE_NUMBER_PREFIX = /^ *-?\d+(?:\t|\u2192)/;

@@ -14,11 +14,11 @@ import { runToolUse } from "../../src/core/pipeline/index.js";
 import type { AnyTool, CanUseToolFn } from "../../src/core/Tool.js";
 import type { AssistantMessage } from "../../src/core/messages.js";
 import { hasPermissionsToUseTool, matchingReadDenyRule, parsePermissionRule, readDenyGlobsForRoot } from "../../src/permissions/index.js";
-import { sortNewestFirst } from "../../src/tools/shared/newestFirst.js";
+import { sortNewestFirst } from "../../src/tools/search/newestFirst.js";
 import { GlobTool } from "../../src/tools/Glob/index.js";
 import { GrepTool } from "../../src/tools/Grep/index.js";
 import { buildGrepArgs, type GrepOutputMode } from "../../src/tools/Grep/args.js";
-import { BASE_ARGS, exclusionGlobArgs, rgPath, VCS_DIRECTORIES } from "../../src/tools/shared/ripgrep.js";
+import { BASE_ARGS, exclusionGlobArgs, rgPath, VCS_DIRECTORIES } from "../../src/tools/search/ripgrep.js";
 
 const FILES = 50_000;
 const ITERATIONS = 3;

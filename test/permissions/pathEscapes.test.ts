@@ -17,7 +17,7 @@ import {
 } from "../../src/permissions/index.js";
 import { resolveWriteTarget } from "../../src/util/atomicWrite.js";
 import { permissionContext, rule, tempDir } from "./helpers.js";
-import { FILE_TOOLS, session } from "../tools/shared/harness.js";
+import { FILE_TOOLS, session } from "../tools/files/harness.js";
 import { GlobTool } from "../../src/tools/Glob/index.js";
 import { GrepTool } from "../../src/tools/Grep/index.js";
 

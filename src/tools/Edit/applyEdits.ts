@@ -3,10 +3,10 @@
  * or nothing. Matching happens in LF space; the result is spliced into the original text so untouched lines
  * keep their own line endings and inserted lines get the file's dominant one.
  */
-import { dominantLineEnding, normalizeToLf, spliceOriginal, toLfView, type LineEnding } from "../shared/lineEndings.js";
-import type { ChangedRange } from "../shared/patch.js";
+import { dominantLineEnding, normalizeToLf, spliceOriginal, toLfView, type LineEnding } from "../files/lineEndings.js";
+import type { ChangedRange } from "../files/patch.js";
 import { diagnoseNoMatch, formatAmbiguousMessage, formatNoMatchMessage } from "./diagnose.js";
-import { lineNumbersAt, utf8BytesSource } from "../shared/textSource.js";
+import { lineNumbersAt, utf8BytesSource } from "../files/textSource.js";
 import { applyReplacements, findReplacements, MAX_REPORTED_LINES, type MatchStrategy, type Replacement } from "./match.js";
 
 export interface EditSpec {

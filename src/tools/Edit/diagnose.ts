@@ -4,7 +4,7 @@
  * truncation marker pasted into old_string, wrong letter case, an edit that was already applied).
  * Pure functions of the texts (LF line endings).
  */
-import { LINE_NUMBER_PREFIX, TRUNCATED_LINE_PATTERN, numberLines } from "../shared/readFormat.js";
+import { LINE_NUMBER_PREFIX, TRUNCATED_LINE_PATTERN, numberLines } from "../files/readFormat.js";
 import { leadingWhitespace, lineNumbersOf, oldLinesOf, type MatchOutcome, type MatchStrategy } from "./match.js";
 import { normalizeTypography } from "./quotes.js";
 

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { FileState } from "../../core/fileStateCache.js";
-import { readOnlyReason } from "../shared/commit.js";
+import { readOnlyReason } from "../files/commit.js";
 import {
   bomLength,
   decodeText,
@@ -15,14 +15,14 @@ import {
   sniffEncoding,
   tryEncodeText,
   type TextEncoding,
-} from "../shared/encoding.js";
-import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath, statIfExists } from "../shared/fileKind.js";
-import { checkStaleness, lookupFileState, staleFileMessage } from "../shared/fileState.js";
-import { normalizeToLf } from "../shared/lineEndings.js";
-import type { ChangedRange } from "../shared/patch.js";
-import { createFileWriter, refusalCodes, type FileWriter, type Refusal } from "../shared/fileWriter.js";
-import { stringSource, utf8BytesSource, type TextSource } from "../shared/textSource.js";
-import { editDenial, missingFileMessage, resolveToolPath } from "../shared/toolPaths.js";
+} from "../files/encoding.js";
+import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath, statIfExists } from "../files/fileKind.js";
+import { checkStaleness, lookupFileState, staleFileMessage } from "../files/fileState.js";
+import { normalizeToLf } from "../files/lineEndings.js";
+import type { ChangedRange } from "../files/patch.js";
+import { createFileWriter, refusalCodes, type FileWriter, type Refusal } from "../files/fileWriter.js";
+import { stringSource, utf8BytesSource, type TextSource } from "../files/textSource.js";
+import { editDenial, missingFileMessage, resolveToolPath } from "../files/toolPaths.js";
 import { applyEditsToText, applyEditsToUtf8Bytes, type AppliedEdit, type EditSpec } from "./applyEdits.js";
 
 /** SPEC: files above 1 GiB are refused. */

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
-import { buildStructuredPatch, type StructuredPatchHunk } from "../shared/patch.js";
-import { snippetAround, type Snippet } from "../shared/snippet.js";
-import { fileTarget } from "../shared/toolPaths.js";
+import { buildStructuredPatch, type StructuredPatchHunk } from "../files/patch.js";
+import { snippetAround, type Snippet } from "../files/snippet.js";
+import { fileTarget } from "../files/toolPaths.js";
 import type { MatchStrategy } from "./match.js";
 import { createEditWriter, type EditFileRequest, type PreparedEdit } from "./editFile.js";
 import { EDIT_DESCRIPTION, EDIT_PROMPT } from "./prompt.js";

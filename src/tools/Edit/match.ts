@@ -11,7 +11,7 @@
  *
  * 3 and 4 guess, so they apply only to a single candidate (or to all of them with replace_all).
  */
-import { lineNumbersAt, stringSource } from "../shared/textSource.js";
+import { lineNumbersAt, stringSource } from "../files/textSource.js";
 import { normalizeTypography, preserveQuoteStyle } from "./quotes.js";
 
 export type MatchStrategy = "exact" | "quote_normalized" | "trailing_whitespace" | "indentation_shift";

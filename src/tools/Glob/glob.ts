@@ -5,7 +5,7 @@ import picomatch from "picomatch";
 import { AbortError, TelemetrySafeError } from "../../core/errors.js";
 import type { ToolPermissionContext } from "../../core/permissionTypes.js";
 import { readDenyGlobsForRoot } from "../../permissions/index.js";
-import { createReadDenyFilter } from "../shared/denyFilter.js";
+import { createReadDenyFilter } from "../search/denyFilter.js";
 import {
   BASE_ARGS,
   DEFAULT_SEARCH_TIMEOUT_MS,
@@ -14,8 +14,8 @@ import {
   runRipgrep,
   VCS_DIRECTORIES,
   type RipgrepStopReason,
-} from "../shared/ripgrep.js";
-import { mtimeOf, orderNewestFirst, type TimedPath } from "../shared/newestFirst.js";
+} from "../search/ripgrep.js";
+import { mtimeOf, orderNewestFirst, type TimedPath } from "../search/newestFirst.js";
 
 export const GLOB_MAX_RESULTS = 100;
 

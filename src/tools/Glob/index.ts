@@ -8,7 +8,7 @@ import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import { GLOB_MAX_RESULTS, globSearch, splitGlobPattern, type GlobProgress } from "./glob.js";
 import { GLOB_DESCRIPTION, GLOB_TOOL_NAME, globPrompt } from "./prompt.js";
-import { observablePath, readPermission, resolveToolPath } from "../shared/toolPaths.js";
+import { observablePath, readPermission, resolveToolPath } from "../files/toolPaths.js";
 
 const inputSchema = () =>
   z.strictObject({

@@ -1,4 +1,4 @@
-import { BASE_ARGS, exclusionGlobArgs } from "../shared/ripgrep.js";
+import { BASE_ARGS, exclusionGlobArgs } from "../search/ripgrep.js";
 
 export type GrepOutputMode = "files_with_matches" | "content" | "count";
 

@@ -3,9 +3,9 @@ import path from "node:path";
 import { AbortError, TelemetrySafeError } from "../../core/errors.js";
 import type { ToolPermissionContext } from "../../core/permissionTypes.js";
 import { readDenyGlobsForRoot } from "../../permissions/index.js";
-import { isFatalRipgrepError, runRipgrep, type RipgrepOutcome } from "../shared/ripgrep.js";
-import { createReadDenyFilter } from "../shared/denyFilter.js";
-import { sortNewestFirst } from "../shared/newestFirst.js";
+import { isFatalRipgrepError, runRipgrep, type RipgrepOutcome } from "../search/ripgrep.js";
+import { createReadDenyFilter } from "../search/denyFilter.js";
+import { sortNewestFirst } from "../search/newestFirst.js";
 import { buildGrepArgs, type GrepArgsInput } from "./args.js";
 import { createRecordParser, toContentRecord, type ContentRecord } from "./parse.js";
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
-import type { StructuredPatchHunk } from "../shared/patch.js";
-import type { Snippet } from "../shared/snippet.js";
-import { fileTarget } from "../shared/toolPaths.js";
+import type { StructuredPatchHunk } from "../files/patch.js";
+import type { Snippet } from "../files/snippet.js";
+import { fileTarget } from "../files/toolPaths.js";
 import type { AppliedEdit } from "../Edit/applyEdits.js";
 import { createEditWriter, type EditFileRequest } from "../Edit/editFile.js";
 import { editOutcomeNote, editReport, formatSnippet } from "../Edit/index.js";

@@ -1,6 +1,6 @@
 /** Changing a parsed notebook and writing it back in the file's own JSON layout: pure functions. */
 import { randomBytes } from "node:crypto";
-import { cellDisplayId, notebookUsesCellIds, splitSource, type CellType, type Notebook, type NotebookCell } from "../shared/notebook.js";
+import { cellDisplayId, notebookUsesCellIds, splitSource, type CellType, type Notebook, type NotebookCell } from "../files/notebook.js";
 
 export type EditMode = "replace" | "insert" | "delete";
 

@@ -4,8 +4,8 @@ import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext, ValidationResult } from "../../core/Tool.js";
 import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
 import { FILE_STATE_MAX_ENTRY_CONTENT_CHARS, hashContent } from "../../core/fileStateCache.js";
-import { decodeText, describeEncoding, sniffEncoding, type TextEncoding } from "../shared/encoding.js";
-import { FileToolError } from "../shared/errors.js";
+import { decodeText, describeEncoding, sniffEncoding, type TextEncoding } from "../files/encoding.js";
+import { FileToolError } from "../files/errors.js";
 import {
   blockedDevicePath,
   describeSpecialFile,
@@ -14,11 +14,11 @@ import {
   hasImageExtension,
   isNotebookPath,
   isPdfPath,
-} from "../shared/fileKind.js";
-import { ALWAYS_HASH_BYTES, lookupFileState, MAX_HASHED_BYTES, recordFileState, unchangedByStat } from "../shared/fileState.js";
-import { parseNotebook } from "../shared/notebook.js";
-import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, numberLines } from "../shared/readFormat.js";
-import { fileTarget, missingFileMessage, readDenial, resolveToolPath } from "../shared/toolPaths.js";
+} from "../files/fileKind.js";
+import { ALWAYS_HASH_BYTES, lookupFileState, MAX_HASHED_BYTES, recordFileState, unchangedByStat } from "../files/fileState.js";
+import { parseNotebook } from "../files/notebook.js";
+import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, numberLines } from "../files/readFormat.js";
+import { fileTarget, missingFileMessage, readDenial, resolveToolPath } from "../files/toolPaths.js";
 import { MAX_IMAGE_BYTES, sniffImage, type ImageMediaType } from "./image.js";
 import { renderNotebook, type NotebookImage } from "./notebook.js";
 import { DEFAULT_PDF_PAGES, extractPdfText, parsePageRange, type PageRange } from "./pdf.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { codeUnitBytes, bomLength, type TextEncoding } from "../shared/encoding.js";
+import { codeUnitBytes, bomLength, type TextEncoding } from "../files/encoding.js";
 import { readFull, type ReadSource } from "./source.js";
 import type { LineIndex } from "./window.js";
 

@@ -1,4 +1,4 @@
-import { cellDisplayId, joinText, notebookLanguage, type Notebook, type NotebookOutput } from "../shared/notebook.js";
+import { cellDisplayId, joinText, notebookLanguage, type Notebook, type NotebookOutput } from "../files/notebook.js";
 import { MAX_IMAGE_BYTES, type ImageMediaType } from "./image.js";
 
 const MAX_OUTPUT_CHARS = 10_000;

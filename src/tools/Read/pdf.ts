@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { FileToolError } from "../shared/errors.js";
+import { FileToolError } from "../files/errors.js";
 
 /** Pages extracted when the model names none, and the most it may ask for at once. */
 export const DEFAULT_PDF_PAGES = 20;

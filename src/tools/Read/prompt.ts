@@ -1,4 +1,4 @@
-import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS } from "../shared/readFormat.js";
+import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS } from "../files/readFormat.js";
 import { DEFAULT_PDF_PAGES, MAX_PDF_PAGES_PER_READ } from "./pdf.js";
 
 export const READ_DESCRIPTION = "Read a file: text with line numbers, images, PDFs, Jupyter notebooks.";

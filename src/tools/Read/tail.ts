@@ -1,5 +1,5 @@
 import { AbortError } from "../../core/errors.js";
-import { bomLength, codeUnitBytes, type TextEncoding } from "../shared/encoding.js";
+import { bomLength, codeUnitBytes, type TextEncoding } from "../files/encoding.js";
 import { readFull, type ReadSource } from "./source.js";
 
 const FIRST_BLOCK_BYTES = 64 * 1024;

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFull, type ReadSource } from "./source.js";
 import { AbortError } from "../../core/errors.js";
-import { bomLength, codeUnitBytes, lineDecoder, newlineSplitsDecodedText, type TextEncoding } from "../shared/encoding.js";
-import { truncatedLineMarker } from "../shared/readFormat.js";
+import { bomLength, codeUnitBytes, lineDecoder, newlineSplitsDecodedText, type TextEncoding } from "../files/encoding.js";
+import { truncatedLineMarker } from "../files/readFormat.js";
 
 /** Bytes read per step; memory stays at two chunks plus the lines shown, whatever the file's size. */
 export const READ_CHUNK_BYTES = 4 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { TaskStatus } from "../../core/tasks.js";
-import { requireTask, validateTaskId } from "../shared/taskLookup.js";
+import { requireTask, validateTaskId } from "../tasks/taskLookup.js";
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, TASK_OUTPUT_TOOL_NAME, taskOutputPrompt } from "./prompt.js";
 
 const inputSchema = () =>

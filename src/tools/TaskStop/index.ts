@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { TaskStatus } from "../../core/tasks.js";
-import { requireTask, validateTaskId } from "../shared/taskLookup.js";
+import { requireTask, validateTaskId } from "../tasks/taskLookup.js";
 import { TASK_STOP_TOOL_NAME, taskStopPrompt } from "./prompt.js";
 
 const inputSchema = () =>

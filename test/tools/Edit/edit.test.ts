@@ -9,9 +9,9 @@ import type { CanUseToolFn, HookRunner } from "../../../src/core/Tool.js";
 import { runToolsToMessage } from "../../../src/core/executor/index.js";
 import { EditTool } from "../../../src/tools/Edit/index.js";
 import { prepareFileEdit } from "../../../src/tools/Edit/editFile.js";
-import { buildStructuredPatch } from "../../../src/tools/shared/patch.js";
+import { buildStructuredPatch } from "../../../src/tools/files/patch.js";
 import { assistantMessage, tempDir } from "../../helpers.js";
-import { resultText, session, sessionAfterRead, touch } from "../shared/harness.js";
+import { resultText, session, sessionAfterRead, touch } from "../files/harness.js";
 
 describe("Edit validation, in SPEC order", () => {
   it("1. refuses identical old_string and new_string", async () => {

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BASE_ARGS, exclusionGlobArgs, isFatalRipgrepError, runRipgrep, rgPath } from "../../../src/tools/shared/ripgrep.js";
+import { BASE_ARGS, exclusionGlobArgs, isFatalRipgrepError, runRipgrep, rgPath } from "../../../src/tools/search/ripgrep.js";
 import { buildGrepArgs, splitGlobList } from "../../../src/tools/Grep/args.js";
 import { createRecordParser, toContentRecord } from "../../../src/tools/Grep/parse.js";
 import { contentPage } from "../../../src/tools/Grep/search.js";

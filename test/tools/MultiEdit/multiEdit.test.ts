@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MultiEditTool } from "../../../src/tools/MultiEdit/index.js";
-import { session, sessionAfterRead, touch } from "../shared/harness.js";
+import { session, sessionAfterRead, touch } from "../files/harness.js";
 
 describe("MultiEdit", () => {
   it("applies edits in order, each to the result of the previous ones", async () => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { locateCells } from "../../../src/tools/NotebookEdit/notebookEdit.js";
-import { session, sessionAfterRead, touch } from "../shared/harness.js";
+import { session, sessionAfterRead, touch } from "../files/harness.js";
 
 const notebook = (cells: object[], minor = 5) => ({
   cells,

@@ -9,7 +9,7 @@ import { runToolsToMessage } from "../../../src/core/executor/index.js";
 import { ReadTool } from "../../../src/tools/Read/index.js";
 import { readLineWindow } from "../../../src/tools/Read/window.js";
 import { assistantMessage, tempDir } from "../../helpers.js";
-import { session, touch } from "../shared/harness.js";
+import { session, touch } from "../files/harness.js";
 import { makeNotebook, makePdf, makePng } from "./fixtures.js";
 
 const numbered = (from: number, lines: string[]) => lines.map((l, i) => `${from + i}\t${l}`).join("\n");

@@ -7,9 +7,9 @@ import { diagnoseNoMatch } from "../../../src/tools/Edit/diagnose.js";
 import { findLineFromEnd } from "../../../src/tools/Read/tail.js";
 import { clearLineIndexMemory } from "../../../src/tools/Read/lineIndexStore.js";
 import { readLineWindow } from "../../../src/tools/Read/window.js";
-import type { TextEncoding } from "../../../src/tools/shared/encoding.js";
+import type { TextEncoding } from "../../../src/tools/files/encoding.js";
 import { tempDir } from "../../helpers.js";
-import { session } from "../shared/harness.js";
+import { session } from "../files/harness.js";
 
 const numbered = (from: number, lines: string[]) => lines.map((l, i) => `${from + i}\t${l}`).join("\n");
 

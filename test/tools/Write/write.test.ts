@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createEmptyPermissionContext } from "../../../src/core/context.js";
 import { WriteTool } from "../../../src/tools/Write/index.js";
 import { tempDir } from "../../helpers.js";
-import { session, touch } from "../shared/harness.js";
+import { session, touch } from "../files/harness.js";
 
 describe("Write", () => {
   it("creates a new file and its parent directories without a read", async () => {

@@ -4,12 +4,12 @@ import iconv from "iconv-lite";
 import { structuredPatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { hashContent, type FileState } from "../../../src/core/fileStateCache.js";
-import { decodeText, encodeText, sniffEncoding, UnrepresentableTextError } from "../../../src/tools/shared/encoding.js";
-import { checkStaleness } from "../../../src/tools/shared/fileState.js";
-import { dominantLineEnding, spliceOriginal, toLfView, toOriginalIndex } from "../../../src/tools/shared/lineEndings.js";
-import { buildStructuredPatch, diffRange } from "../../../src/tools/shared/patch.js";
-import { editDistance, suggestSimilarPath } from "../../../src/tools/shared/similarPath.js";
-import { blockedDevicePath } from "../../../src/tools/shared/fileKind.js";
+import { decodeText, encodeText, sniffEncoding, UnrepresentableTextError } from "../../../src/tools/files/encoding.js";
+import { checkStaleness } from "../../../src/tools/files/fileState.js";
+import { dominantLineEnding, spliceOriginal, toLfView, toOriginalIndex } from "../../../src/tools/files/lineEndings.js";
+import { buildStructuredPatch, diffRange } from "../../../src/tools/files/patch.js";
+import { editDistance, suggestSimilarPath } from "../../../src/tools/files/similarPath.js";
+import { blockedDevicePath } from "../../../src/tools/files/fileKind.js";
 import { tempDir } from "../../helpers.js";
 
 describe("encodings", () => {

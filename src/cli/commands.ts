@@ -8,7 +8,7 @@ import { getBuiltinTools } from "../tools/index.js";
 import { BASH_TOOL_NAME } from "../tools/Bash/prompt.js";
 import { describeBashSandbox } from "../tools/Bash/sandbox.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
-import { stopTrackedTrees } from "../tools/Bash/processTree.js";
+import { stopTrackedTrees } from "../util/processTree.js";
 import { runExec } from "./exec.js";
 import { packageVersion } from "./version.js";
 import { UsageError } from "./errors.js";

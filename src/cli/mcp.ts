@@ -6,7 +6,7 @@ import { estimateServerSchemaTokens, estimateToolSchemaTokens } from "../mcp/cli
 import { createToolgateMcpServer, type ToolgateMcpServerOptions } from "../mcp/server/createServer.js";
 import { serveHttp, serveStdio } from "../mcp/server/transports.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
-import { stopTrackedTrees } from "../tools/Bash/processTree.js";
+import { stopTrackedTrees } from "../util/processTree.js";
 
 export interface McpListOptions {
   projectDir: string;

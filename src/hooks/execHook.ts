@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { groupExists, killProcessTree, trackGroup, untrackGroup, withTreeMarker } from "../tools/Bash/processTree.js";
+import { groupExists, killProcessTree, trackGroup, untrackGroup, withTreeMarker } from "../util/processTree.js";
 
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 const DEFAULT_KILL_GRACE_MS = 1_000;

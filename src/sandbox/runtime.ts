@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { SandboxManager, type SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime";
-import { rgPath } from "../tools/search/ripgrep.js";
+import { rgPath } from "@vscode/ripgrep";
 import { isHostAllowed, type FilesystemPolicy, type NetworkPolicy } from "./policy.js";
 
 export type SandboxAvailability = { available: true } | { available: false; reason: string };

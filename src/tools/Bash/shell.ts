@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { OutputCollector } from "./output.js";
-import { groupExists, killProcessTree, trackGroup, untrackGroup, withTreeMarker } from "./processTree.js";
+import { groupExists, killProcessTree, trackGroup, untrackGroup, withTreeMarker } from "../../util/processTree.js";
 
 export interface BashProgress {
   type: "bash_progress";

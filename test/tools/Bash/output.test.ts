@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OutputCollector, MAX_INLINE_OUTPUT_CHARS } from "../../../src/tools/Bash/output.js";
-import { treeMembers, type ProcessInfo } from "../../../src/tools/Bash/processTree.js";
+import { treeMembers, type ProcessInfo } from "../../../src/util/processTree.js";
 import { tempDir } from "../../helpers.js";
 
 const collector = (eager = false) => new OutputCollector({ filePath: path.join(tempDir("toolgate-out-"), "out.log"), eager });

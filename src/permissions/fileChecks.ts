@@ -11,24 +11,12 @@ import { describeRule } from "./describe.js";
 import { findMatchingPathRule, type PathRuleTool } from "./pathRules.js";
 import { pathCandidates, workingDirectoryContaining } from "./paths.js";
 import { ruleSuggestions } from "./suggestions.js";
+import { SAFETY_FILE_NAMES } from "./safetyPaths.js";
 
 /** Directory names whose contents are always confirmed before a write, even in bypassPermissions mode. */
 const PROTECTED_DIRECTORIES = new Set([".git", ".toolgate", ".vscode"]);
 /** File names always confirmed before a write: shell start-up files and configuration that runs code. */
-const PROTECTED_FILES = new Set([
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".bash_logout",
-  ".profile",
-  ".zshrc",
-  ".zshenv",
-  ".zprofile",
-  ".zlogin",
-  ".zlogout",
-  ".gitconfig",
-  ".mcp.json",
-]);
+const PROTECTED_FILES = new Set(SAFETY_FILE_NAMES);
 
 /** Why writing `target` needs a human's confirmation whatever the mode, or undefined. */
 export function protectedPathReason(target: string): string | undefined {
@@ -161,7 +149,7 @@ export function checkReadPermissionForPath<Input = Record<string, unknown>>(absP
 /**
  * Write access to an absolute path (Edit, MultiEdit, Write, NotebookEdit, Bash redirections; `Edit(...)` rules).
  * Checks the path and its realpath. deny rule → deny; ask rule → ask (decisionReason type "rule");
- * safety path (.git/, .toolgate/, .vscode/, shell rc files, .mcp.json, .gitconfig) → ask (type "safetyCheck");
+ * safety path (.git/, .toolgate/, .vscode/, SAFETY_FILE_NAMES) → ask (type "safetyCheck");
  * allow rule → allow; acceptEdits and inside a working directory → allow; else passthrough with suggestions.
  */
 export function checkWritePermissionForPath<Input = Record<string, unknown>>(absPath: string, ctx: ToolPermissionContext): PermissionResult<Input> {

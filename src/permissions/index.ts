@@ -10,6 +10,7 @@ export {
 } from "./fileChecks.js";
 export { readDenyGlobsForRoot, resolvePatternRoot, matchPathRule, type PathRuleTool } from "./pathRules.js";
 export { getWorkingDirectories, isInWorkingDirectories, resolveRealPath } from "./paths.js";
+export { SAFETY_FILE_NAMES } from "./safetyPaths.js";
 export { getContentRulesForTool, getWholeToolRule, ruleMatchesWholeTool, ruleToString, compareRulesByPrecedence } from "./rules.js";
 export { matchCommandPattern, commandRulePrefix, matchDomainRule, hostOfUrl, domainRuleContentForUrl } from "./matchers.js";
 export { hasPermissionsToUseTool, decidePermission, isForcedAsk } from "./decide.js";

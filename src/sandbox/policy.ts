@@ -11,6 +11,7 @@ import { getWorkingDirectories } from "../permissions/paths.js";
 import { resolvePatternRoot } from "../permissions/pathRules.js";
 import { contentRulesView } from "../permissions/rules.js";
 import { matchDomainRule } from "../permissions/matchers.js";
+import { SAFETY_FILE_NAMES } from "../permissions/safetyPaths.js";
 import type { SandboxSettings } from "./settingsSection.js";
 
 /**
@@ -33,23 +34,6 @@ export interface NetworkPolicy {
 
 /** Safety paths inside each working directory that stay read-only whatever the scope. */
 const SAFETY_RELATIVE_PATHS = [".git/hooks", ".git/config", ".toolgate", ".vscode", ".idea", ".claude"];
-/** Files that run code or configure tools when they change, wherever they are. */
-const SAFETY_FILE_NAMES = [
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".bash_logout",
-  ".profile",
-  ".zshrc",
-  ".zshenv",
-  ".zprofile",
-  ".zlogin",
-  ".zlogout",
-  ".gitconfig",
-  ".gitmodules",
-  ".ripgreprc",
-  ".mcp.json",
-];
 /** How deep the scan for nested repositories and configuration files goes below a working directory. */
 const NESTED_SCAN_DEPTH = 3;
 const NESTED_SCAN_LIMIT = 2_000;

@@ -4,6 +4,7 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rgPath } from "@vscode/ripgrep";
+import { SAFETY_FILE_NAMES } from "../../src/permissions/safetyPaths.js";
 import {
   checkReadPermissionForPath,
   checkWritePermissionForPath,
@@ -193,6 +194,14 @@ describe("checkWritePermissionForPath", () => {
     }
     expect(checkWritePermissionForPath(path.join(fakeHome, ".bashrc"), ctx).decisionReason?.type).toBe("safetyCheck");
     expect(checkWritePermissionForPath(path.join(cwd, ".github/workflows/ci.yml"), ctx).behavior).toBe("allow");
+  });
+
+  it("asks for every file on the shared safety list, the one the sandbox keeps read-only", () => {
+    const ctx = permissionContext(cwd, [rule("allow", "Edit(**)")], "bypassPermissions");
+    for (const name of SAFETY_FILE_NAMES) {
+      expect(checkWritePermissionForPath(path.join(cwd, "sub", name), ctx).decisionReason?.type, name).toBe("safetyCheck");
+    }
+    expect(SAFETY_FILE_NAMES).toEqual(expect.arrayContaining([".gitmodules", ".ripgreprc", ".mcp.json", ".bashrc"]));
   });
 
   it("asks for a write through a symlink into .git", () => {

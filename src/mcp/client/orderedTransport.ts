@@ -1,4 +1,5 @@
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { WrappedTransport } from "../wrappedTransport.js";
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 
 /**
@@ -7,15 +8,12 @@ import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk
  * handler first and the notification is dropped. This wrapper delivers incoming messages in order and lets
  * the event loop turn after each notification, so its handler has run before the next message.
  */
-export class OrderedTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-
+export class OrderedTransport extends WrappedTransport {
   private readonly queue: Array<{ message: JSONRPCMessage; extra?: MessageExtraInfo }> = [];
   private waiting = false;
 
-  constructor(readonly inner: Transport) {
+  constructor(inner: Transport) {
+    super(inner);
     inner.onmessage = (message, extra) => {
       this.queue.push({ message, extra });
       if (!this.waiting) this.deliver();
@@ -42,25 +40,5 @@ export class OrderedTransport implements Transport {
         return;
       }
     }
-  }
-
-  get sessionId(): string | undefined {
-    return this.inner.sessionId;
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  setProtocolVersion(version: string): void {
-    this.inner.setProtocolVersion?.(version);
   }
 }

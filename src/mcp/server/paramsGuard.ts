@@ -1,4 +1,5 @@
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { WrappedTransport } from "../wrappedTransport.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -6,7 +7,6 @@ import {
   ListToolsRequestSchema,
   PingRequestSchema,
   type JSONRPCMessage,
-  type MessageExtraInfo,
 } from "@modelcontextprotocol/sdk/types.js";
 
 interface Issue {
@@ -42,12 +42,9 @@ function formatIssues(issues: readonly Issue[]): string {
  * them: a tools/call whose `arguments` is not an object is an `isError` result the model can read; any
  * other malformed params get a one-line JSON-RPC invalid-params error.
  */
-export class ParamsGuardTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-
-  constructor(readonly inner: Transport) {
+export class ParamsGuardTransport extends WrappedTransport {
+  constructor(inner: Transport) {
+    super(inner);
     const previousClose = inner.onclose;
     const previousError = inner.onerror;
     inner.onmessage = (message, extra) => {
@@ -85,25 +82,5 @@ export class ParamsGuardTransport implements Transport {
         : { jsonrpc: "2.0", id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${message.method}: ${formatIssues(parsed.error.issues)}` } };
     this.inner.send(reply, { relatedRequestId: id }).catch((err: unknown) => this.onerror?.(err instanceof Error ? err : new Error(String(err))));
     return true;
-  }
-
-  get sessionId(): string | undefined {
-    return this.inner.sessionId;
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  setProtocolVersion(version: string): void {
-    this.inner.setProtocolVersion?.(version);
   }
 }

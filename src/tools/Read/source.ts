@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import fsp from "node:fs/promises";
 
 /** The part of a FileHandle that Read uses; small files are served from memory behind the same shape. */
 export interface ReadSource {

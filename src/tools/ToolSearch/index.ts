@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import { readSettingsSection } from "../../core/context.js";
-import type { ToolUseContext, Tools } from "../../core/Tool.js";
+import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
 import { describeUnavailableMcpServer, getCurrentTools, getDeferredToolNames, isDeferredTool, normalizeNameForMcp } from "../../core/registry.js";
 import { toolToAPISchema, type ToolAPISchema } from "../../core/apiSchema.js";

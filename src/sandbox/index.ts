@@ -22,7 +22,6 @@ export { sandboxInstallHint, checkSandboxSupport, acquireSandboxRuntime, release
 const WAIT_FOR_PROXY =
   "_tg_n=0; until { (: <>/dev/tcp/127.0.0.1/3128) && (: <>/dev/tcp/127.0.0.1/1080); } 2>/dev/null || [ $((_tg_n += 1)) -gt 200 ]; do sleep 0.01; done; unset _tg_n";
 
-/** `disabled`: off by settings or flag. `unavailable`: wanted but cannot run here. */
 export { sandboxSettingsSection, readSandboxSettings, type SandboxSettings } from "./settingsSection.js";
 
 declare module "../core/Tool.js" {
@@ -32,6 +31,7 @@ declare module "../core/Tool.js" {
   }
 }
 
+/** `disabled`: off by settings or flag. `unavailable`: wanted but cannot run here. */
 export type SandboxStatus = "active" | "disabled" | "unavailable";
 
 export interface SandboxCommand extends WrappedCommand {

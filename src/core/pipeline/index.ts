@@ -6,7 +6,7 @@ export {
   backfillInput,
   validateInput,
   runPreToolUseHooks,
-  decidePermission,
+  resolvePermission,
   callTool,
   runPostToolUseHooks,
   mapResult,

@@ -5,7 +5,7 @@ import {
   backfillInput,
   callTool,
   checkNotAborted,
-  decidePermission,
+  resolvePermission,
   findTool,
   mapResult,
   parseInput,
@@ -24,7 +24,7 @@ export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: Resol
   { name: "backfill", run: backfillInput },
   { name: "validate", run: validateInput },
   { name: "PreToolUse hooks", run: runPreToolUseHooks },
-  { name: "permission", run: decidePermission },
+  { name: "permission", run: resolvePermission },
 ];
 
 /** Everything before the call: the tool found and allowed, or the result that ends the call. */

@@ -180,7 +180,7 @@ async function preToolUseHooks(call: ResolvedCall, runner: HookRunner): Promise<
  * 7. Permission: the rule engine (or, without one, the same order with no rules), PermissionRequest hooks,
  * then canUseTool for what would still ask.
  */
-export async function decidePermission(call: ResolvedCall): Promise<StageResult> {
+export async function resolvePermission(call: ResolvedCall): Promise<StageResult> {
   const { tool, context, toolUseID } = call;
   let decision: PermissionDecision = context.permissionDecider
     ? await context.permissionDecider(tool, call.observable, context, { toolUseID, hookDecision: call.hookDecision })

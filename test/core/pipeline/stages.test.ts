@@ -7,7 +7,7 @@ import {
   callTool,
   checkNotAborted,
   createCallState,
-  decidePermission,
+  resolvePermission,
   findTool,
   mapResult,
   parseInput,
@@ -156,7 +156,7 @@ describe("pipeline stages, each alone", () => {
     call.context.toolStatus.subscribe((u) => seen.push(u));
     await parseInput(call);
     await backfillInput(call);
-    const result = await decidePermission(call);
+    const result = await resolvePermission(call);
     expect(result).toMatchObject({ outcome: "denied" });
     expect(result?.block.content).toBe("The user rejected this call.");
     expect(seen).toHaveLength(1);

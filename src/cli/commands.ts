@@ -3,7 +3,6 @@ import { toolToAPISchema } from "../core/apiSchema.js";
 import { findToolByName, getCurrentTools, isDeferredTool } from "../core/registry.js";
 import { explainPermission, parseExplainInput } from "../permissions/index.js";
 import { suggestToolName } from "../core/toolNames.js";
-import { runMcpList, runMcpServe } from "./mcp.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { BASH_TOOL_NAME } from "../tools/Bash/prompt.js";
 import { describeBashSandbox } from "../tools/Bash/sandbox.js";
@@ -149,6 +148,7 @@ export async function explainCommand(toolName: string, input: string, flags: Ses
 export async function mcpListCommand(flags: SessionFlags & { json?: boolean }): Promise<number> {
   const session = await openSession(flags);
   try {
+    const { runMcpList } = await import("./mcp.js");
     return await runMcpList({
       projectDir: session.context.getAppState().toolPermissionContext.cwd,
       configFiles: flags.mcpConfig,
@@ -175,6 +175,7 @@ export async function mcpServeCommand(flags: McpServeFlags): Promise<number> {
   if (refuseWithoutUsableSettings(probe)) return 2;
   // ToolSearch only matters to a model with deferred tools; an MCP client already sees every served tool.
   const tools = getBuiltinTools().filter((t) => t.name !== "ToolSearch");
+  const { runMcpServe } = await import("./mcp.js");
   return runMcpServe({
     tools,
     // One session per connection, settings read afresh, so a long-running server sees edited rules.

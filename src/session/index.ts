@@ -16,7 +16,8 @@ import {
   isRuleToolNameTypo,
 } from "../permissions/index.js";
 import { createHookRunner } from "../hooks/index.js";
-import { connectMcpServers, formatMcpConfigError, loadMcpConfig, type McpManager } from "../mcp/index.js";
+import { formatMcpConfigError, loadMcpConfig } from "../mcp/client/config.js";
+import type { McpManager } from "../mcp/client/manager.js";
 import { normalizeNameForMcp } from "../core/registry.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type Sandbox } from "../sandbox/index.js";
@@ -116,13 +117,18 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   });
 
   let mcp: McpManager | undefined;
+  let mcpConfig: ReturnType<typeof loadMcpConfig> | undefined;
   // A broken settings file may hold the deny rules for these servers' tools: start none of them.
   if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
     warnings.push("MCP servers were not started, because a settings file is unusable");
   } else if (options.mcpConfigFiles !== undefined) {
-    const config = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env });
-    warnings.push(...config.errors.map(formatMcpConfigError));
-    mcp = await connectMcpServers(config.servers, {
+    mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env });
+    warnings.push(...mcpConfig.errors.map(formatMcpConfigError));
+  }
+  if (mcpConfig && mcpConfig.servers.length > 0) {
+    // The MCP SDK is loaded only when a server is configured: it is most of a cold start otherwise.
+    const { connectMcpServers } = await import("../mcp/client/manager.js");
+    mcp = await connectMcpServers(mcpConfig.servers, {
       settings: merged,
       env,
       // a sandboxed server may write the working directories, like a command a rule allows

@@ -59,8 +59,9 @@ export const settingsCheck: DoctorCheck = {
     const locations = settingsFileLocations({ cwd, home: options.home ?? getToolgateHome(env), settingsFile: options.settingsFile, env });
     const statuses: DoctorStatus[] = [];
     const lines: string[] = [];
+    const sections = settingsSections();
     for (const location of locations) {
-      const read = readSettingsFile(location.path, settingsSections());
+      const read = readSettingsFile(location.path, sections);
       const label = `${sourceLabel(location.source)}: ${location.path}`;
       if (read.status === "missing") {
         statuses.push(location.required ? "error" : "ok");

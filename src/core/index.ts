@@ -48,50 +48,8 @@ export {
   MAX_TOOL_RESULTS_PER_MESSAGE_CHARS,
   type BudgetEntry,
 } from "./results.js";
-export {
-  runToolUse,
-  STAGES_BEFORE_CALL,
-  createCallState,
-  findTool,
-  checkNotAborted,
-  parseInput,
-  backfillInput,
-  validateInput,
-  runPreToolUseHooks,
-  resolvePermission,
-  callTool,
-  runPostToolUseHooks,
-  mapResult,
-  type CallState,
-  type ResolvedCall,
-  type StageResult,
-  cancellationMessage,
-  createToolStatusBoard,
-  INTERRUPT_MESSAGE,
-  ABORT_GRACE_MS,
-  type ToolUseUpdate,
-  type ToolResultUpdate,
-  type ProgressUpdate,
-  type ToolUseOutcome,
-  type ToolCallStatus,
-  type ToolStatusBoard,
-  type ToolStatusListener,
-  type ToolStatusUpdate,
-} from "./pipeline/index.js";
-export {
-  runTools,
-  runToolsToMessage,
-  createStreamingToolExecutor,
-  partitionToolCalls,
-  isToolUseConcurrencySafe,
-  getMaxToolUseConcurrency,
-  DEFAULT_MAX_TOOL_USE_CONCURRENCY,
-  type ExecutorUpdate,
-  type StreamingToolExecutor,
-  type StreamingToolExecutorOptions,
-  type ToolBatch,
-  type ToolResultMessageResult,
-} from "./executor/index.js";
+export * from "./pipeline/index.js";
+export * from "./executor/index.js";
 export { orderDecision, isForcedAsk, checkToolPermissions, type DecisionFacts } from "./permissionOrder.js";
 export { toolToAPISchema, toolInputJSONSchema, type ToolAPISchema } from "./apiSchema.js";
 export { createAsyncQueue, type AsyncQueue } from "./asyncQueue.js";

@@ -100,7 +100,8 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const strict = options.strict === true || settings.files.some((f) => f.settings.permissions?.strict === true);
 
   // An unusable settings file may be the one that turns auto-allow off: judge as if it did.
-  const sandboxSettings = fatalErrors.length ? { ...readSandboxSettings(merged), autoAllowBashIfSandboxed: false } : readSandboxSettings(merged);
+  const configuredSandbox = readSandboxSettings(merged);
+  const sandboxSettings = fatalErrors.length ? { ...configuredSandbox, autoAllowBashIfSandboxed: false } : configuredSandbox;
   const sandbox = await createSandbox({ settings: sandboxSettings, enabled: options.sandbox });
   if (sandbox.status === "unavailable") warnings.push(sandboxUnavailableMessage(sandbox));
 

@@ -52,6 +52,9 @@ async function readSse(res: Response, onEvent?: (e: SseEvent) => void): Promise<
   return { events };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (res: Response): Promise<any> => res.json();
+
 const post = (server: FakeModelServer, route: string, body: unknown, signal?: AbortSignal) =>
   fetch(`${server.url}${route}`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer k" }, body: JSON.stringify(body), signal });
 
@@ -99,7 +102,7 @@ describe("fake model server: Anthropic Messages SSE", () => {
   it("answers a non-streaming request with the whole message", async () => {
     const server = await serve({ turns: [toolTurn] });
     const res = await post(server, "/v1/messages", { model: "m", messages: [] });
-    const message = await res.json();
+    const message = await json(res);
     expect(message).toMatchObject({ type: "message", stop_reason: "tool_use", usage: { input_tokens: 12, output_tokens: 34 } });
     expect(message.content.map((b: { type: string }) => b.type)).toEqual(["thinking", "text", "tool_use", "tool_use"]);
     expect(message.content[2].input).toEqual({ file_path: "a.txt" });
@@ -110,10 +113,10 @@ describe("fake model server: Anthropic Messages SSE", () => {
     const first = await post(server, "/v1/messages", { stream: true });
     expect(first.status).toBe(429);
     expect(first.headers.get("retry-after")).toBe("2");
-    expect(await first.json()).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
+    expect(await json(first)).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
     const second = await post(server, "/v1/messages", { stream: true });
     expect(second.status).toBe(529);
-    expect(await second.json()).toMatchObject({ error: { type: "overloaded_error" } });
+    expect(await json(second)).toMatchObject({ error: { type: "overloaded_error" } });
     const third = await post(server, "/v1/messages", { stream: true });
     expect(third.status).toBe(200);
     expect((await readSse(third)).events.at(-1)?.event).toBe("message_stop");
@@ -228,7 +231,7 @@ describe("fake model server: OpenAI chat completions", () => {
 
   it("answers a non-streaming request with a whole completion", async () => {
     const server = await serve({ turns: [toolTurn] });
-    const body = await (await post(server, "/v1/chat/completions", { model: "m", messages: [] })).json();
+    const body = await json(await post(server, "/v1/chat/completions", { model: "m", messages: [] }));
     expect(body.choices[0]).toMatchObject({ finish_reason: "tool_calls", message: { role: "assistant", content: "Reading both." } });
     expect(body.choices[0].message.tool_calls[1]).toEqual({ id: "toolu_2", type: "function", function: { name: "Grep", arguments: '{"pattern":"x|y"}' } });
   });
@@ -237,12 +240,12 @@ describe("fake model server: OpenAI chat completions", () => {
 describe("fake model server: requests, script control, CLI", () => {
   it("records every request body with the turn that answered it, across both protocols", async () => {
     const server = await serve({ turns: [{ content: [{ type: "text", text: "1" }] }, { content: [{ type: "text", text: "2" }] }] });
-    await (await post(server, "/v1/messages", { model: "a", messages: [{ role: "user", content: "first" }] })).json();
-    await (await post(server, "/v1/chat/completions", { model: "b", messages: [{ role: "user", content: "second" }] })).json();
+    await json(await post(server, "/v1/messages", { model: "a", messages: [{ role: "user", content: "first" }] }));
+    await json(await post(server, "/v1/chat/completions", { model: "b", messages: [{ role: "user", content: "second" }] }));
     const exhausted = await post(server, "/v1/messages", { model: "c" });
     expect(exhausted.status).toBe(400);
-    expect((await exhausted.json()).error.message).toMatch(/no turn left \(2 played\)/);
-    const recorded = await (await fetch(`${server.url}/requests`)).json();
+    expect((await json(exhausted)).error.message).toMatch(/no turn left \(2 played\)/);
+    const recorded = await json(await fetch(`${server.url}/requests`));
     expect(recorded.map((r: { protocol: string; turn: number; body: { model: string } }) => [r.protocol, r.turn, r.body.model])).toEqual([
       ["anthropic", 0, "a"],
       ["openai", 1, "b"],
@@ -253,13 +256,13 @@ describe("fake model server: requests, script control, CLI", () => {
 
   it("loops a script when asked, and a new script can be loaded over HTTP", async () => {
     const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "again" }] }] });
-    for (let i = 0; i < 3; i++) expect((await (await post(server, "/v1/messages", {})).json()).content[0].text).toBe("again");
+    for (let i = 0; i < 3; i++) expect((await (await json(await post(server, "/v1/messages", {})))).content[0].text).toBe("again");
     const bad = await fetch(`${server.url}/script`, { method: "PUT", body: JSON.stringify({ turns: [{ content: [{ type: "tool_use", name: "X" }] }] }) });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.message).toMatch(/turns\[0\]\.content\[0\] \(tool_use\) needs a string id and name/);
+    expect((await json(bad)).error.message).toMatch(/turns\[0\]\.content\[0\] \(tool_use\) needs a string id and name/);
     const ok = await fetch(`${server.url}/script`, { method: "PUT", body: JSON.stringify({ turns: [{ content: [{ type: "text", text: "new" }] }] }) });
-    expect(await ok.json()).toEqual({ turns: 1 });
-    expect((await (await post(server, "/v1/messages", {})).json()).content[0].text).toBe("new");
+    expect(await json(ok)).toEqual({ turns: 1 });
+    expect((await (await json(await post(server, "/v1/messages", {})))).content[0].text).toBe("new");
   });
 
   it("rejects a malformed script at start", async () => {
@@ -282,7 +285,7 @@ describe("fake model server: requests, script control, CLI", () => {
       });
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const res = await fetch(`${url}/v1/messages`, { method: "POST", body: JSON.stringify({ model: "m" }) });
-      expect((await res.json()).content[0].text).toBe("from the file");
+      expect((await json(res)).content[0].text).toBe("from the file");
     } finally {
       child.kill("SIGTERM");
     }

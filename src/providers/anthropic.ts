@@ -114,7 +114,7 @@ async function* streamAttempt(getClient: () => Promise<AnthropicClient>, body: R
   const blocks = new Map<number, BlockState>();
   const usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, source: "api" };
   let stopReason: StopReason = "end_turn";
-  for await (const event of stream as AsyncIterable<RawEvent>) {
+  for await (const event of stream as unknown as AsyncIterable<RawEvent>) {
     switch (event.type) {
       case "message_start": {
         const u = event.message.usage ?? {};
@@ -211,8 +211,8 @@ interface RawUsage {
 /** The raw stream's events, loosely: only the fields read here, so servers that omit some still work. */
 type RawEvent =
   | { type: "message_start"; message: { id?: string; model?: string; usage?: RawUsage } }
-  | { type: "content_block_start"; index: number; content_block: { type: string; [k: string]: unknown } }
-  | { type: "content_block_delta"; index: number; delta: { type: string; [k: string]: unknown } }
+  | { type: "content_block_start"; index: number; content_block: { type: string; text?: string; thinking?: string; signature?: string; data?: string; id?: string; name?: string; input?: unknown } }
+  | { type: "content_block_delta"; index: number; delta: { type: string; text?: string; thinking?: string; signature?: string; partial_json?: string } }
   | { type: "content_block_stop"; index: number }
   | { type: "message_delta"; delta?: { stop_reason?: string | null }; usage?: RawUsage }
   | { type: "message_stop" }

@@ -172,7 +172,7 @@ async function* streamAttempt(getClient: () => Promise<OpenAIClient>, body: Reco
       : { type: "tool_call_error", id: call.id, name: call.name, raw: call.args, message: parsed.message };
   }
 
-  for await (const chunk of stream as AsyncIterable<Chunk>) {
+  for await (const chunk of stream as unknown as AsyncIterable<Chunk>) {
     if (!started) {
       started = true;
       idBase = (chunk.id ?? `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`).replace(/[^A-Za-z0-9_-]/g, "_");

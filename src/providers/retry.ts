@@ -205,6 +205,7 @@ export function classifySdkError(err: unknown): ProviderFailure {
       typeof headers?.get === "function" ? parseRetryAfter(headers) : undefined,
     );
   }
+  if (/authentication method/i.test(message)) return new ProviderFailure({ kind: "auth", retryable: false, message: `No API key: ${message}` });
   // fetch's own failures mid-body ("terminated", ECONNRESET) are dropped connections.
   if (err instanceof TypeError || /terminated|ECONNRESET|socket hang up|other side closed|ECONNREFUSED/i.test(message + (causeMessage(err) ?? ""))) {
     return new ProviderFailure({ kind: "connection", retryable: true, message: `The connection to the model server failed: ${causeMessage(err) ?? message}` });

@@ -7,7 +7,7 @@ import http from "node:http";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { createOpenAIProvider } from "../../src/providers/index.js";
+import { createOpenAIProvider, toolCallErrorResult } from "../../src/providers/index.js";
 import { tempDir } from "../helpers.js";
 import { BOTH, FAST_RETRY, REQUEST, anthropicAt, openaiAt, run, serve } from "./support.js";
 
@@ -75,6 +75,13 @@ describe.each(BOTH)("%s provider: one event stream", (name, at) => {
     expect(toolErrors[0]).toMatchObject({ name: "Read", raw: '{"file_path": "/tmp/a' });
     expect(toolErrors[0].message).toMatch(/not valid JSON/);
     expect(message.content).toEqual([{ type: "tool_use", id: toolErrors[0].id, name: "Read", input: {} }]);
+    // The loop answers it with an is_error result that shows the model what it sent.
+    expect(toolCallErrorResult(toolErrors[0])).toEqual({
+      type: "tool_result",
+      tool_use_id: toolErrors[0].id,
+      is_error: true,
+      content: expect.stringContaining('The arguments received were: {"file_path": "/tmp/a'),
+    });
   });
 
   it("4. arguments that parse to something other than an object are an error too", async () => {

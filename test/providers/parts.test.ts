@@ -197,3 +197,31 @@ describe("retry timing", () => {
     expect(retryDelay(0, 60_000, o)).toBe(5000);
   });
 });
+
+describe("doctor's model provider section", () => {
+  it("shows provider, model, base URL and limits with their sources, and whether a key is set but never the key", async () => {
+    const { modelProviderCheck } = await import("../../src/cli/doctor.js");
+    const settings = { provider: { model: "my-local-model" }, models: { "my-local-model": { contextWindow: 65536 } } };
+    const input = { session: { context: { options: { settings } } }, env: { OPENAI_API_KEY: "sk-very-secret", OPENAI_BASE_URL: "http://127.0.0.1:8080/v1" } };
+    const result = await modelProviderCheck.run(input as never);
+    expect(result).toEqual({
+      status: "ok",
+      lines: [
+        "provider: openai (env)",
+        "model: my-local-model (settings)",
+        "base URL: http://127.0.0.1:8080/v1 (env)",
+        "API key: set (OPENAI_API_KEY)",
+        "context window 65,536 tokens, max output 4,096 (settings models section)",
+      ],
+    });
+    expect(JSON.stringify(result)).not.toContain("sk-very-secret");
+    const bare = await modelProviderCheck.run({ session: { context: { options: { settings: {} } } }, env: {} } as never);
+    expect(bare.lines).toContain("API key: not set — set ANTHROPIC_API_KEY");
+  });
+
+  it("TOOLGATE_STREAM_IDLE_TIMEOUT_MS sets the stall watchdog", async () => {
+    const { retryOptionsFromEnv } = await import("../../src/providers/index.js");
+    expect(retryOptionsFromEnv({ TOOLGATE_STREAM_IDLE_TIMEOUT_MS: "5000" })).toEqual({ stallMs: 5000 });
+    expect(retryOptionsFromEnv({ TOOLGATE_STREAM_IDLE_TIMEOUT_MS: "soon" })).toEqual({});
+  });
+});

@@ -302,6 +302,21 @@ export interface HookCallArgs {
   context: ToolUseContext;
 }
 
+/** The session-level hook events the agent loop runs (Claude Code's names and protocol). */
+export type SessionHookEvent = "UserPromptSubmit" | "SessionStart" | "Stop";
+
+export interface SessionHookOutcome extends HookOutcomeBase {
+  /**
+   * UserPromptSubmit: the prompt is refused (exit 2 or decision "block"); the reason is for the user.
+   * Stop: the model must keep going (exit 2 or decision "block"); the reason is for the model.
+   */
+  block?: { reason: string };
+}
+
+export interface SessionHookArgs {
+  context: ToolUseContext;
+}
+
 /** Runs configured hooks; injected into the context so the pipeline does not depend on how hooks are stored. */
 export interface HookRunner {
   preToolUse(args: HookCallArgs): Promise<PreToolUseHookOutcome>;
@@ -310,4 +325,10 @@ export interface HookRunner {
   permissionRequest(args: HookCallArgs & { decision: PermissionDecision }): Promise<PermissionRequestHookOutcome>;
   /** A call denied by a rule, a hook, the mode or the user; it will not run. Optional for runners written before it. */
   permissionDenied?(args: HookCallArgs & { reason: string }): Promise<PostToolUseHookOutcome>;
+  /** Before a prompt reaches the model; plain stdout of a hook that exits 0 is added as context. */
+  userPromptSubmit?(args: SessionHookArgs & { prompt: string }): Promise<SessionHookOutcome>;
+  /** When a session starts or resumes; its matcher matches `source`; plain stdout is added as context. */
+  sessionStart?(args: SessionHookArgs & { source: "startup" | "resume" | "clear" | "compact" }): Promise<SessionHookOutcome>;
+  /** When the model ends its turn; `stopHookActive` says the model is already continuing because of a Stop hook. */
+  stop?(args: SessionHookArgs & { stopHookActive: boolean }): Promise<SessionHookOutcome>;
 }

@@ -1,4 +1,4 @@
-import type { AnyObject, HookNotice, PermissionRequestHookOutcome, PostToolUseHookOutcome, PreToolUseHookOutcome } from "../core/Tool.js";
+import type { AnyObject, HookNotice, PermissionRequestHookOutcome, PostToolUseHookOutcome, PreToolUseHookOutcome, SessionHookOutcome } from "../core/Tool.js";
 import type { HookVerdict, ToolHookEvent } from "./output.js";
 
 const PRECEDENCE = ["deny", "ask", "allow"] as const;
@@ -87,5 +87,13 @@ export function combinePermissionRequest(verdicts: readonly HookVerdict[], toolN
     const updatedInput = pickUpdatedInput("PermissionRequest", toolName, allowing.filter((v) => v.updatedInput), outcome.notices);
     outcome.decision = withoutUndefined({ behavior: "allow" as const, updatedInput, decisionReason });
   }
+  return withoutUndefined(outcome);
+}
+
+/** UserPromptSubmit, SessionStart, Stop: any hook that blocks blocks, with every blocking reason. */
+export function combineSessionHooks(verdicts: readonly HookVerdict[]): SessionHookOutcome {
+  const outcome: SessionHookOutcome = baseOutcome(verdicts);
+  const reasons = verdicts.flatMap((v) => (v.blockingError ? [v.blockingError] : []));
+  if (reasons.length) outcome.block = { reason: reasons.join("\n") };
   return withoutUndefined(outcome);
 }

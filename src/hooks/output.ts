@@ -1,9 +1,10 @@
 import { z } from "zod";
-import type { AnyObject, HookNotice } from "../core/Tool.js";
+import type { AnyObject, HookNotice, SessionHookEvent } from "../core/Tool.js";
 import { ERROR_MESSAGE_MAX_CHARS, truncateMiddle } from "../core/errors.js";
 import type { HookExecResult } from "./execHook.js";
 
 export type ToolHookEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest" | "PermissionDenied";
+export type AnyHookEvent = ToolHookEvent | SessionHookEvent;
 
 /** What one hook said, before it is combined with the other hooks of the same event. */
 export interface HookVerdict {
@@ -60,7 +61,7 @@ function clip(text: string, truncated: boolean): string {
   return truncated ? `${trimmed}\n[output truncated]` : trimmed;
 }
 
-function applyJSON(event: ToolHookEvent, verdict: HookVerdict, output: HookJSONOutput): void {
+function applyJSON(event: AnyHookEvent, verdict: HookVerdict, output: HookJSONOutput): void {
   const notice = (level: HookNotice["level"], message: string) =>
     verdict.notices.push({ hookEvent: event, command: verdict.command, level, message });
 
@@ -88,6 +89,8 @@ function applyJSON(event: ToolHookEvent, verdict: HookVerdict, output: HookJSONO
     case "PostToolUse":
     case "PostToolUseFailure":
     case "PermissionDenied":
+    case "UserPromptSubmit":
+    case "Stop":
       if (output.decision === "block") verdict.blockingError = output.reason || `Blocked by the ${event} hook \`${verdict.command}\`.`;
       break;
     case "PermissionRequest": {
@@ -117,7 +120,7 @@ function parseJSONOutput(stdout: string): { ok: true; value: HookJSONOutput } | 
 }
 
 /** Turn one hook's exit status and output into its verdict (Claude Code's exit-code and JSON protocol). */
-export function interpretHookResult(event: ToolHookEvent, command: string, result: HookExecResult, timeoutSeconds: number): HookVerdict {
+export function interpretHookResult(event: AnyHookEvent, command: string, result: HookExecResult, timeoutSeconds: number): HookVerdict {
   const verdict: HookVerdict = { command, notices: [] };
   const notice = (level: HookNotice["level"], message: string) => verdict.notices.push({ hookEvent: event, command, level, message });
 
@@ -154,7 +157,11 @@ export function interpretHookResult(event: ToolHookEvent, command: string, resul
   }
 
   const stdout = result.stdout.trim();
-  if (!stdout.startsWith("{")) return verdict;
+  if (!stdout.startsWith("{")) {
+    // Claude Code's protocol: what these hooks print is context for the model.
+    if ((event === "UserPromptSubmit" || event === "SessionStart") && stdout) verdict.additionalContext = clip(stdout, result.stdoutTruncated);
+    return verdict;
+  }
   const parsed = parseJSONOutput(stdout);
   if (!parsed.ok) {
     const truncated = result.stdoutTruncated ? " Its stdout was cut at the output limit." : "";

@@ -1,13 +1,13 @@
 import path from "node:path";
-import type { HookCallArgs, HookNotice, HookRunner, PreToolUseHookOutcome } from "../core/Tool.js";
+import type { HookCallArgs, HookNotice, HookRunner, PreToolUseHookOutcome, SessionHookArgs, SessionHookEvent, SessionHookOutcome } from "../core/Tool.js";
 import type { PermissionDecision } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
 import type { LoadedSettings } from "../settings/types.js";
 import { validateHooksSettings } from "./config.js";
 import { compileMatcher, type CompiledMatcher } from "./matcher.js";
 import { execHookCommand } from "./execHook.js";
-import { interpretHookResult, type HookVerdict, type ToolHookEvent } from "./output.js";
-import { combinePermissionRequest, combinePostToolUse, combinePreToolUse } from "./combine.js";
+import { interpretHookResult, type AnyHookEvent, type HookVerdict, type ToolHookEvent } from "./output.js";
+import { combinePermissionRequest, combinePostToolUse, combinePreToolUse, combineSessionHooks } from "./combine.js";
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
 
@@ -34,7 +34,7 @@ export interface CommandHookRunner extends HookRunner {
 }
 
 interface ConfiguredHook {
-  event: ToolHookEvent;
+  event: AnyHookEvent;
   matcher: CompiledMatcher;
   command: string;
   timeoutSeconds: number;
@@ -55,7 +55,7 @@ function loadHooks(files: HookRunnerOptions["settings"]["files"]) {
         const matcher = compileMatcher(group.matcher);
         for (const hook of group.hooks) {
           hooks.push({
-            event: event as ToolHookEvent,
+            event: event as AnyHookEvent,
             matcher,
             command: hook.command,
             timeoutSeconds: hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
@@ -96,11 +96,30 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
   let undeliveredConfigNotices = [...configNotices];
 
   async function run(event: ToolHookEvent, args: HookCallArgs, extra: Record<string, unknown>): Promise<HookVerdict[]> {
-    const { tool, context } = args;
+    const { tool } = args;
     const toolNames = [tool.name, ...(tool.aliases ?? [])];
+    return runMatching(event, args.context, (h) => h.matcher.matches(toolNames), {
+      tool_name: tool.name,
+      tool_input: args.input,
+      tool_use_id: args.toolUseID,
+      ...extra,
+    });
+  }
+
+  /** SessionStart's matcher matches its source; UserPromptSubmit and Stop hooks all run (as in Claude Code). */
+  function runSession(event: SessionHookEvent, args: SessionHookArgs, matchOn: string | undefined, extra: Record<string, unknown>): Promise<HookVerdict[]> {
+    return runMatching(event, args.context, (h) => matchOn === undefined || h.matcher.matches([matchOn]), extra);
+  }
+
+  async function runMatching(
+    event: AnyHookEvent,
+    context: HookCallArgs["context"],
+    matches: (hook: ConfiguredHook) => boolean,
+    fields: Record<string, unknown>,
+  ): Promise<HookVerdict[]> {
     const seen = new Set<string>();
     // The same command configured twice (say, in user and project settings) runs once.
-    const matching = hooks.filter((h) => h.event === event && h.matcher.matches(toolNames) && !seen.has(h.command) && seen.add(h.command));
+    const matching = hooks.filter((h) => h.event === event && matches(h) && !seen.has(h.command) && seen.add(h.command));
     if (matching.length === 0) return [];
 
     const stdin = stringifyPayload({
@@ -109,10 +128,7 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
       cwd: context.getCwd(),
       permission_mode: context.getAppState().toolPermissionContext.mode,
       hook_event_name: event,
-      tool_name: tool.name,
-      tool_input: args.input,
-      tool_use_id: args.toolUseID,
-      ...extra,
+      ...fields,
     });
     const env = { ...(options.env ?? context.env), TOOLGATE_PROJECT_DIR: projectDir, CLAUDE_PROJECT_DIR: projectDir };
     const signal = context.abortController.signal;
@@ -139,7 +155,7 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
    * could not be consulted denies, since it may have been the one guarding the call.
    */
   async function guarded<T extends { notices: HookNotice[]; additionalContext: string[] }>(
-    event: ToolHookEvent,
+    event: AnyHookEvent,
     produce: () => Promise<T>,
   ): Promise<T | PreToolUseHookOutcome> {
     const pending = undeliveredConfigNotices;
@@ -151,6 +167,8 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
     } catch (err) {
       const message = `toolgate failed while running ${event} hooks: ${formatError(err)}`;
       const notices = [...pending, { hookEvent: event, command: "", level: "error" as const, message }];
+      // A prompt guard that could not be consulted refuses the prompt, as a PreToolUse hook denies the call.
+      if (event === "UserPromptSubmit") return { notices, additionalContext: [], block: { reason: `${message}. The prompt was not sent.` } } as SessionHookOutcome as T;
       if (event !== "PreToolUse") return { notices, additionalContext: [] };
       return { notices, additionalContext: [], permissionDecision: { behavior: "deny", reason: `${message}. The call was not run.` } };
     }
@@ -171,7 +189,18 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
       ),
     permissionDenied: (args) =>
       guarded("PermissionDenied", async () => combinePostToolUse(await run("PermissionDenied", args, { reason: args.reason }))),
+    userPromptSubmit: (args) =>
+      guardedSession("UserPromptSubmit", async () => combineSessionHooks(await runSession("UserPromptSubmit", args, undefined, { prompt: args.prompt }))),
+    sessionStart: (args) =>
+      guardedSession("SessionStart", async () => combineSessionHooks(await runSession("SessionStart", args, args.source, { source: args.source }))),
+    stop: (args) =>
+      guardedSession("Stop", async () => combineSessionHooks(await runSession("Stop", args, undefined, { stop_hook_active: args.stopHookActive }))),
   };
+
+  /** Session hooks can only add context or block, so a runner fault gives no verdict (UserPromptSubmit blocks). */
+  async function guardedSession(event: SessionHookEvent, produce: () => Promise<SessionHookOutcome>): Promise<SessionHookOutcome> {
+    return (await guarded(event, produce)) as SessionHookOutcome;
+  }
 }
 
 function permissionRequestFields(decision: PermissionDecision): Record<string, unknown> {

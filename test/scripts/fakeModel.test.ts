@@ -256,13 +256,13 @@ describe("fake model server: requests, script control, CLI", () => {
 
   it("loops a script when asked, and a new script can be loaded over HTTP", async () => {
     const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "again" }] }] });
-    for (let i = 0; i < 3; i++) expect((await (await json(await post(server, "/v1/messages", {})))).content[0].text).toBe("again");
+    for (let i = 0; i < 3; i++) expect((await json(await post(server, "/v1/messages", {}))).content[0].text).toBe("again");
     const bad = await fetch(`${server.url}/script`, { method: "PUT", body: JSON.stringify({ turns: [{ content: [{ type: "tool_use", name: "X" }] }] }) });
     expect(bad.status).toBe(400);
     expect((await json(bad)).error.message).toMatch(/turns\[0\]\.content\[0\] \(tool_use\) needs a string id and name/);
     const ok = await fetch(`${server.url}/script`, { method: "PUT", body: JSON.stringify({ turns: [{ content: [{ type: "text", text: "new" }] }] }) });
     expect(await json(ok)).toEqual({ turns: 1 });
-    expect((await (await json(await post(server, "/v1/messages", {})))).content[0].text).toBe("new");
+    expect((await json(await post(server, "/v1/messages", {}))).content[0].text).toBe("new");
   });
 
   it("rejects a malformed script at start", async () => {

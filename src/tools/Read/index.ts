@@ -188,9 +188,13 @@ function chunkBytesFor(bytes: number): number {
   return Math.min(READ_CHUNK_BYTES, Math.max(64 * 1024, bytes + 2));
 }
 
+async function readHead(handle: ReadSource): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(SNIFF_BYTES);
+  return buffer.subarray(0, await readFull(handle, buffer, 0));
+}
+
 async function readText(handle: ReadSource, absPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
-  const headBuffer = Buffer.alloc(SNIFF_BYTES);
-  const head = headBuffer.subarray(0, await readFull(handle, headBuffer, 0));
+  const head = handle.bytes ? handle.bytes.subarray(0, SNIFF_BYTES) : await readHead(handle);
   const sniff = sniffEncoding(head, head.length >= stat.size);
   if (sniff.kind === "binary") throw new FileToolError(binaryMessage(absPath, sniff.reason), "read:binary");
   const encoding: TextEncoding = sniff.kind === "text" ? sniff.encoding : "utf8";

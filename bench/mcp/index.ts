@@ -1,7 +1,7 @@
 /**
  * MCP call throughput: one SDK Client reading the same file through `toolgate mcp serve`'s Read (the full
  * pipeline: schema, hooks, permission engine, readFileState) and through server-filesystem's read_text_file,
- * sequentially and 8 at a time, in one run.
+ * sequentially and 8 at a time, in one run: alternating short runs of each, paired for the ratio.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -11,9 +11,12 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { pairedRatios, reportRow } from "../report.js";
 
-const SECONDS_PER_RUN = 4;
-const WARMUP_CALLS = 50;
+const SECONDS_PER_RUN = 1.5;
+const ROUNDS = 7;
+/** Both servers are long-lived: the JIT has compiled their hot paths before anything is timed. */
+const WARMUP_CALLS = 300;
 const PARALLEL = 8;
 
 const require = createRequire(import.meta.url);
@@ -40,21 +43,31 @@ function check(result: CallToolResult, label: string): number {
   return text.length;
 }
 
-async function measure(label: string, call: Caller, parallel: number): Promise<{ perSecond: number; chars: number }> {
-  for (let i = 0; i < WARMUP_CALLS; i++) check(await call(i), label);
-  let calls = 0;
+/** Numbers every call of the run, so consecutive Reads never ask for the same window. */
+let callNumber = 0;
+
+async function warmUp(label: string, call: Caller): Promise<number> {
   let chars = 0;
+  for (let i = 0; i < WARMUP_CALLS; i++) chars = check(await call(callNumber++), label);
+  return chars;
+}
+
+async function measure(label: string, call: Caller, parallel: number): Promise<number> {
+  let calls = 0;
   const deadline = performance.now() + SECONDS_PER_RUN * 1000;
   const start = performance.now();
   await Promise.all(
     Array.from({ length: parallel }, async () => {
       while (performance.now() < deadline) {
-        chars = check(await call(calls++), label);
+        calls++;
+        check(await call(callNumber++), label);
       }
     }),
   );
-  return { perSecond: calls / ((performance.now() - start) / 1000), chars };
+  return calls / ((performance.now() - start) / 1000);
 }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 const toolgate = await connect(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts"), "mcp", "serve", "--cwd", dir]);
 const filesystem = await connect(process.execPath, [filesystemServer, dir]);
@@ -64,18 +77,34 @@ try {
   const viaToolgate: Caller = (i) => toolgate.callTool({ name: "Read", arguments: { file_path: file, limit: 1000 + (i % 997) } }) as Promise<CallToolResult>;
   const viaFilesystem: Caller = () => filesystem.callTool({ name: "read_text_file", arguments: { path: file } }) as Promise<CallToolResult>;
 
-  const rows: Array<[number, number, number, number]> = [];
+  const toolgateChars = await warmUp("toolgate Read", viaToolgate);
+  const filesystemChars = await warmUp("server-filesystem read_text_file", viaFilesystem);
+  console.log(`response size: toolgate Read ${toolgateChars} chars (line-numbered), read_text_file ${filesystemChars} chars`);
+  console.log(`\n${"in flight".padEnd(10)}${"toolgate Read".padStart(16)}${"fs read_text_file".padStart(20)}${"ratio".padStart(9)}${"spread".padStart(14)}`);
   for (const parallel of [1, PARALLEL]) {
-    const t = await measure("toolgate Read", viaToolgate, parallel);
-    const f = await measure("server-filesystem read_text_file", viaFilesystem, parallel);
-    rows.push([parallel, t.perSecond, f.perSecond, t.chars]);
-    if (parallel === 1) console.log(`response size: toolgate Read ${t.chars} chars (line-numbered), read_text_file ${f.chars} chars`);
+    const ours: number[] = [];
+    const peer: number[] = [];
+    // Alternating runs: a noisy neighbour on the machine slows both sides of a pair alike.
+    for (let round = 0; round < ROUNDS; round++) {
+      ours.push(await measure("toolgate Read", viaToolgate, parallel));
+      peer.push(await measure("server-filesystem read_text_file", viaFilesystem, parallel));
+    }
+    const { ratio, spread } = pairedRatios(ours, peer);
+    const [t, f] = [median(ours), median(peer)];
+    console.log(
+      `${String(parallel).padEnd(10)}${`${t.toFixed(0)}/s`.padStart(16)}${`${f.toFixed(0)}/s`.padStart(20)}${`${ratio.toFixed(2)}x`.padStart(9)}${`${spread[0].toFixed(2)}-${spread[1].toFixed(2)}`.padStart(14)}`,
+    );
+    reportRow({
+      what: `MCP Read calls/s, ${parallel} in flight`,
+      peer: "server-filesystem read_text_file",
+      ratio,
+      spread,
+      detail: `${t.toFixed(0)}/s vs ${f.toFixed(0)}/s, ${ROUNDS} paired runs of ${SECONDS_PER_RUN} s`,
+      goal: "≥ 1.0×",
+      higherIsBetter: true,
+    });
   }
-  console.log(`\n${"in flight".padEnd(10)}${"toolgate Read".padStart(16)}${"fs read_text_file".padStart(20)}${"ratio".padStart(9)}`);
-  for (const [parallel, t, f] of rows) {
-    console.log(`${String(parallel).padEnd(10)}${`${t.toFixed(0)}/s`.padStart(16)}${`${f.toFixed(0)}/s`.padStart(20)}${`${(t / f).toFixed(2)}x`.padStart(9)}`);
-  }
-  console.log("\nratio = toolgate calls per second / server-filesystem calls per second (same SDK client, same file, stdio).");
+  console.log(`\nratio = toolgate calls per second / server-filesystem calls per second (same SDK client, same file, stdio); median of ${ROUNDS} paired runs.`);
 } finally {
   await Promise.all([toolgate.close(), filesystem.close()]);
   fs.rmSync(dir, { recursive: true, force: true });

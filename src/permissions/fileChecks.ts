@@ -156,9 +156,14 @@ export function checkWritePermissionForPath<Input = Record<string, unknown>>(abs
   return checkPath("Edit", absPath, ctx) as PermissionResult<Input>;
 }
 
-/** The Read deny rule covering this absolute path (or its real path), if any (to drop Glob/Grep results). */
-export function matchingReadDenyRule(absPath: string, ctx: ToolPermissionContext): PermissionRule | undefined {
-  for (const candidate of pathCandidates(absPath, ctx.cwd)) {
+/**
+ * The Read deny rule covering this absolute path (or its real path), if any (to drop Glob/Grep results).
+ * `realPath`, when the caller already knows it, saves resolving it (a search joins its root's real path
+ * with each relative result).
+ */
+export function matchingReadDenyRule(absPath: string, ctx: ToolPermissionContext, realPath?: string): PermissionRule | undefined {
+  const candidates = realPath === undefined ? pathCandidates(absPath, ctx.cwd) : realPath === absPath ? [absPath] : [absPath, realPath];
+  for (const candidate of candidates) {
     const hit = findMatchingPathRule(ctx, "Read", "deny", candidate);
     if (hit) return hit.rule;
   }

@@ -25,6 +25,25 @@ const SCHEMAS: Record<string, RequestSchema> = {
 
 const MAX_ISSUES = 3;
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A tools/call whose params the schema surely accepts: a string name, object arguments (or none), and no
+ * `_meta` or `task` (those are left to the schema). Most calls look like this, and the SDK parses every
+ * request with the same schema again, so the guard's own parse is skipped for them.
+ */
+function plainToolCall(params: unknown): boolean {
+  return (
+    isObject(params) &&
+    typeof params.name === "string" &&
+    (params.arguments === undefined || isObject(params.arguments)) &&
+    params._meta === undefined &&
+    params.task === undefined
+  );
+}
+
 function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -63,6 +82,7 @@ export class ParamsGuardTransport extends WrappedTransport {
   /** Answers a malformed request itself; true when it did. */
   private refuse(message: JSONRPCMessage): boolean {
     if (!("method" in message) || !("id" in message)) return false;
+    if (message.method === "tools/call" && plainToolCall(message.params)) return false;
     const schema = SCHEMAS[message.method];
     const parsed = schema?.safeParse(message);
     if (!parsed || parsed.success) return false;

@@ -128,7 +128,7 @@ export async function globSearch(options: GlobSearchOptions): Promise<GlobSearch
   if (denyGlobs.includes("**")) return { files: [] };
 
   const matches = picomatch(pattern, { dot: true });
-  const allowed = createReadDenyFilter(options.permissionContext);
+  const allowed = createReadDenyFilter(options.permissionContext, { walked: true });
   // Each match is stat'ed as its record arrives, while rg is still walking the tree in its own process,
   // rather than all of them on one thread after rg exits (~8.5 µs each).
   const found: TimedPath[] = [];

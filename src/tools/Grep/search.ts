@@ -112,7 +112,8 @@ export async function grepSearch(options: GrepSearchOptions): Promise<GrepSearch
   const denyGlobs = readDenyGlobsForRoot(options.permissionContext, searchDir);
   if (denyGlobs.includes("**")) return empty;
 
-  const allowed = createReadDenyFilter(options.permissionContext);
+  // rg walks a directory without --follow; a single file given as the target is followed (it may be a link).
+  const allowed = createReadDenyFilter(options.permissionContext, { walked: !isFile });
   const absolute = (relative: string) => path.join(searchDir, relative);
 
   const files: string[] = [];

@@ -17,7 +17,7 @@ import {
 } from "../files/fileKind.js";
 import { ALWAYS_HASH_BYTES, lookupFileState, MAX_HASHED_BYTES, recordFileState, unchangedByStat } from "../files/fileState.js";
 import { parseNotebook } from "../files/notebook.js";
-import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, numberLines } from "../files/readFormat.js";
+import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, numberText } from "../files/readFormat.js";
 import { fileTarget, missingFileMessage, readDenial, resolveToolPath } from "../files/toolPaths.js";
 import { MAX_IMAGE_BYTES, sniffImage, type ImageMediaType } from "./image.js";
 import { renderNotebook, type NotebookImage } from "./notebook.js";
@@ -188,9 +188,13 @@ function chunkBytesFor(bytes: number): number {
   return Math.min(READ_CHUNK_BYTES, Math.max(64 * 1024, bytes + 2));
 }
 
+async function readHead(handle: ReadSource): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(SNIFF_BYTES);
+  return buffer.subarray(0, await readFull(handle, buffer, 0));
+}
+
 async function readText(handle: ReadSource, absPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
-  const headBuffer = Buffer.alloc(SNIFF_BYTES);
-  const head = headBuffer.subarray(0, await readFull(handle, headBuffer, 0));
+  const head = handle.bytes ? handle.bytes.subarray(0, SNIFF_BYTES) : await readHead(handle);
   const sniff = sniffEncoding(head, head.length >= stat.size);
   if (sniff.kind === "binary") throw new FileToolError(binaryMessage(absPath, sniff.reason), "read:binary");
   const encoding: TextEncoding = sniff.kind === "text" ? sniff.encoding : "utf8";
@@ -282,7 +286,7 @@ function textResult(file: TextFileView): string {
   }
   if (file.undecodable) notes.push(`[The file is not clean text: ${file.undecodable}. Undecodable bytes are shown as \uFFFD; Edit will refuse this file.]`);
   else if (file.encoding !== "utf8") notes.push(`[Encoding: ${describeEncoding(file.encoding)}; edits keep it.]`);
-  return `${numberLines(file.content.split("\n"), startLine)}\n\n${notes.join("\n")}`;
+  return `${numberText(file.content, startLine)}\n\n${notes.join("\n")}`;
 }
 
 function pdfResult(file: Extract<ReadOutput, { type: "pdf" }>["file"]): string {

@@ -4,6 +4,8 @@ import fs from "node:fs";
 export interface ReadSource {
   /** The file's size when it was opened, if known: reads stop there instead of asking for more to find the end. */
   readonly size?: number;
+  /** The whole file, when it was read into memory at open: scanned in place, with no copy into read buffers. */
+  readonly bytes?: Buffer;
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   readFile(): Promise<Buffer>;
   stat(): Promise<fs.Stats>;
@@ -21,6 +23,7 @@ const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
 function memorySource(bytes: Buffer, stat: fs.Stats): ReadSource {
   return {
     size: bytes.length,
+    bytes,
     async read(buffer, offset, length, position) {
       if (position >= bytes.length) return { bytesRead: 0 };
       return { bytesRead: bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length)) };

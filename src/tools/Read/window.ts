@@ -182,13 +182,20 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
     return view.length;
   };
 
+  // A file already in memory is one chunk, scanned in place: no read buffers and no copies.
+  const inMemory = handle.bytes;
   // Two buffers: the next chunk is read while this one is scanned. The second is made only when a next chunk
   // exists: a 4 MiB allocation took milliseconds on a first read.
-  const buffers = [Buffer.allocUnsafe(chunkBytes)];
+  const buffers = inMemory ? [] : [Buffer.allocUnsafe(chunkBytes)];
   const fromStart = resume === undefined;
   const startByte = resume?.byte ?? 0;
   if (fromStart) checkpoints.push({ line: 1, byte: bomLength(encoding) });
-  let pending: Promise<number> | undefined = options.index && offset > options.index.totalLines ? undefined : readFull(handle, buffers[0], startByte);
+  const skipAll = options.index && offset > options.index.totalLines;
+  let pending: Promise<number> | undefined = skipAll
+    ? undefined
+    : inMemory
+      ? Promise.resolve(Math.max(0, inMemory.length - startByte))
+      : readFull(handle, buffers[0], startByte);
   let stoppedEarly = false;
   for (let position = startByte, turn = 0; pending; turn ^= 1) {
     if (signal?.aborted) {
@@ -197,10 +204,10 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
     }
     const n = await pending;
     pending = undefined;
-    const view = buffers[turn].subarray(0, n);
-    if (position === 0 && n < chunkBytes && n <= (options.keepWholeFileBytes ?? 0)) wholeFile = Buffer.from(view);
+    const view = inMemory ? inMemory.subarray(startByte, startByte + n) : buffers[turn].subarray(0, n);
+    if (position === 0 && (inMemory !== undefined || n < chunkBytes) && n <= (options.keepWholeFileBytes ?? 0)) wholeFile = inMemory ?? Buffer.from(view);
     if (n === 0) break;
-    if (n === chunkBytes) pending = readFull(handle, (buffers[turn ^ 1] ??= Buffer.allocUnsafe(chunkBytes)), position + n);
+    if (!inMemory && n === chunkBytes) pending = readFull(handle, (buffers[turn ^ 1] ??= Buffer.allocUnsafe(chunkBytes)), position + n);
     hasher?.update(view);
     let i = position === 0 ? Math.min(bomLength(encoding), n) : 0;
     while (i < n) {
@@ -225,7 +232,8 @@ export async function readLineWindow(handle: ReadSource, options: LineWindowOpti
         lineHasBytes = true;
         if (collected < lineByteCap) {
           const take = Math.min(segmentEnd - i, lineByteCap - collected);
-          parts.push(Buffer.from(view.subarray(i, i + take)));
+          // A reused read buffer is overwritten by the next chunk; bytes in memory stay.
+          parts.push(inMemory ? view.subarray(i, i + take) : Buffer.from(view.subarray(i, i + take)));
           collected += take;
         }
         lineBytes += segmentEnd - i;

@@ -19,7 +19,8 @@ export function unchangedByStat(state: { mtimeMs: number; size: number }, stat: 
 
 function realPathOf(absPath: string): string | undefined {
   try {
-    return fs.realpathSync(absPath);
+    // The libc realpath: one call, where the JS one lstats every component of the path.
+    return fs.realpathSync.native(absPath);
   } catch {
     return undefined;
   }

@@ -16,5 +16,17 @@ export function numberLines(lines: readonly string[], firstLine: number): string
   return lines.map((line, i) => `${firstLine + i}\t${line}`).join("\n");
 }
 
+/** numberLines for lines already joined with "\n": one pass over the text, no array of lines in between. */
+export function numberText(text: string, firstLine: number): string {
+  let out = "";
+  let line = firstLine;
+  let from = 0;
+  for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", from)) {
+    out += `${line++}\t${text.slice(from, end + 1)}`;
+    from = end + 1;
+  }
+  return `${out}${line}\t${text.slice(from)}`;
+}
+
 /** Read's line-number prefix (`12\t`, or the `12→` some agents use) at the start of a line. */
 export const LINE_NUMBER_PREFIX = /^ *-?\d+(?:\t|\u2192)/;

@@ -10,6 +10,7 @@ import { dominantLineEnding, spliceOriginal, toLfView, toOriginalIndex } from ".
 import { buildStructuredPatch, diffRange } from "../../../src/tools/files/patch.js";
 import { editDistance, suggestSimilarPath } from "../../../src/tools/files/similarPath.js";
 import { blockedDevicePath } from "../../../src/tools/files/fileKind.js";
+import { numberLines, numberText } from "../../../src/tools/files/readFormat.js";
 import { tempDir } from "../../helpers.js";
 
 describe("encodings", () => {
@@ -126,5 +127,14 @@ describe("device paths", () => {
     for (const p of ["/dev/zero", "/dev/urandom", "/dev/stdin", "/dev/tty", "/dev/fd/0", "/proc/self/fd/3", "/proc/123/fd/1"]) expect(blockedDevicePath(p), p).toBeDefined();
     expect(blockedDevicePath("/dev/shm/file.txt")).toBeUndefined();
     expect(blockedDevicePath("/home/u/dev/zero")).toBeUndefined();
+  });
+});
+
+describe("line numbers", () => {
+  it("numberText numbers joined lines exactly as numberLines numbers them one by one", () => {
+    const cases = [[""], ["one"], ["one", "two", ""], ["", "", "x"], ["tab\there", "\r", "…ü✓"]];
+    for (const lines of cases) {
+      for (const first of [1, 7, -3]) expect(numberText(lines.join("\n"), first)).toBe(numberLines(lines, first));
+    }
   });
 });

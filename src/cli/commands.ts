@@ -1,5 +1,5 @@
 import { createSession, type Session, type SessionOptions } from "../session/index.js";
-import { toolToAPISchema } from "../core/apiSchema.js";
+import { toolToAPISchema } from "../providers/toolSchemas.js";
 import { findToolByName, getCurrentTools, isDeferredTool } from "../core/registry.js";
 import { explainPermission, parseExplainInput } from "../permissions/index.js";
 import { suggestToolName } from "../core/toolNames.js";

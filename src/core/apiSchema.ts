@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { AnyTool, JSONSchema, PromptOptions } from "./Tool.js";
 
-export interface ToolAPISchema {
+/** A tool as the model is told about it, in no API's wire shape; providers render it (src/providers/toolSchemas.ts). */
+export interface ToolDefinition {
   name: string;
   description: string;
-  input_schema: JSONSchema;
+  inputSchema: JSONSchema;
 }
 
 /** The JSON Schema the model sees: an MCP tool's own schema, else the zod schema's input side. */
@@ -15,6 +16,6 @@ export function toolInputJSONSchema(tool: AnyTool): JSONSchema {
   return schema;
 }
 
-export async function toolToAPISchema(tool: AnyTool, options: PromptOptions): Promise<ToolAPISchema> {
-  return { name: tool.name, description: await tool.prompt(options), input_schema: toolInputJSONSchema(tool) };
+export async function toolToDefinition(tool: AnyTool, options: PromptOptions): Promise<ToolDefinition> {
+  return { name: tool.name, description: await tool.prompt(options), inputSchema: toolInputJSONSchema(tool) };
 }

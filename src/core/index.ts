@@ -51,6 +51,6 @@ export {
 export * from "./pipeline/index.js";
 export * from "./executor/index.js";
 export { orderDecision, isForcedAsk, checkToolPermissions, type DecisionFacts } from "./permissionOrder.js";
-export { toolToAPISchema, toolInputJSONSchema, type ToolAPISchema } from "./apiSchema.js";
+export { toolInputJSONSchema, toolToDefinition, type ToolDefinition } from "./apiSchema.js";
 export { createAsyncQueue, type AsyncQueue } from "./asyncQueue.js";
 export { expandPath, isPathInside, displayPath } from "./paths.js";

@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyTool, CanUseToolFn, ToolUseContext, Tools } from "../../core/Tool.js";
 import type { AssistantMessage, ToolUseBlock } from "../../core/messages.js";
-import { toolToAPISchema } from "../../core/apiSchema.js";
+import { toolToAPISchema } from "../../providers/toolSchemas.js";
 import { runToolsToMessage, isToolUseConcurrencySafe } from "../../core/executor/index.js";
 import { formatError } from "../../core/errors.js";
 import { createCallLock } from "./callLock.js";

@@ -4,7 +4,7 @@ import { readSettingsSection } from "../../core/context.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam, ToolResultContentBlock } from "../../core/messages.js";
 import { describeUnavailableMcpServer, getCurrentTools, getDeferredToolNames, isDeferredTool, normalizeNameForMcp } from "../../core/registry.js";
-import { toolToAPISchema, type ToolAPISchema } from "../../core/apiSchema.js";
+import { toolToAPISchema, type ToolAPISchema } from "../../providers/toolSchemas.js";
 import { searchTools, type ToolSearchMatch } from "./search.js";
 import { TOOL_SEARCH_DESCRIPTION, TOOL_SEARCH_TOOL_NAME, getToolSearchPrompt } from "./prompt.js";
 

@@ -1,0 +1,219 @@
+/**
+ * Anthropic Messages API over the SDK's raw event stream (not its MessageStream helper, which re-parses the
+ * partial input JSON on every delta). The SDK is imported on first use so commands that never talk to a model
+ * do not load it.
+ */
+import type { Message, TextBlock, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
+import { parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type Usage } from "./events.js";
+import { classifySdkError, withRetry, type RetryOptions } from "./retry.js";
+import { renderAnthropicTools, deferredToolsNote } from "./toolSchemas.js";
+import { getModelInfo } from "./models.js";
+
+export interface AnthropicProviderOptions {
+  model: string;
+  apiKey?: string;
+  baseURL?: string;
+  retry?: RetryOptions;
+  /** Mark system, tools and the last message for prompt caching (default true). */
+  promptCaching?: boolean;
+}
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+type AnthropicClient = InstanceType<typeof import("@anthropic-ai/sdk").default>;
+
+export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
+  let client: Promise<AnthropicClient> | undefined;
+  const getClient = () =>
+    (client ??= import("@anthropic-ai/sdk").then(
+      ({ default: Anthropic }) =>
+        new Anthropic({
+          apiKey: options.apiKey ?? null,
+          baseURL: options.baseURL ?? null,
+          maxRetries: 0,
+          // The stall watchdog judges idleness; this only bounds a request that never completes at all.
+          timeout: 60 * 60 * 1000,
+          // The SDK sends the key as a Bearer token; proxies that expect Anthropic's own header get it too.
+          ...(options.apiKey && options.baseURL ? { defaultHeaders: { "x-api-key": options.apiKey } } : {}),
+        }),
+    ));
+  return {
+    name: "anthropic",
+    model: options.model,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    stream(request, signal) {
+      const body = buildAnthropicRequest(request, options.promptCaching !== false);
+      return withRetry((attemptSignal) => streamAttempt(getClient, body, attemptSignal), classifySdkError, options.retry, signal);
+    },
+  };
+}
+
+/** The Messages API request body for a neutral request. Exported for tests and for the schema bench. */
+export function buildAnthropicRequest(request: ProviderRequest, caching = true): Record<string, unknown> {
+  const note = deferredToolsNote(request.deferredToolNames);
+  const systemBlocks: Array<Record<string, unknown>> = [
+    ...(typeof request.system === "string" ? (request.system ? [{ type: "text", text: request.system }] : []) : (request.system ?? []).map((b) => ({ ...b }))),
+    ...(note ? [{ type: "text", text: note }] : []),
+  ];
+  if (caching && systemBlocks.length) systemBlocks[systemBlocks.length - 1].cache_control = EPHEMERAL;
+  const tools = renderAnthropicTools(request.tools ?? []);
+  if (caching && tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: EPHEMERAL };
+  const messages = request.messages.map(toAnthropicMessage);
+  if (caching) markLastMessage(messages);
+  const maxTokens = request.maxTokens ?? getModelInfo(request.model).maxOutputTokens;
+  return {
+    model: request.model,
+    max_tokens: maxTokens,
+    messages,
+    stream: true,
+    ...(systemBlocks.length ? { system: systemBlocks } : {}),
+    ...(tools.length ? { tools } : {}),
+    ...(request.toolChoice && tools.length ? { tool_choice: request.toolChoice } : {}),
+    ...(request.thinking ? { thinking: { type: "enabled", budget_tokens: request.thinking.budgetTokens } } : {}),
+  };
+}
+
+type WireMessage = { role: string; content: Array<Record<string, unknown>> };
+
+function toAnthropicMessage(message: Message): WireMessage {
+  if (typeof message.content === "string") return { role: message.role, content: [{ type: "text", text: message.content }] };
+  const content = (message.content as Array<Record<string, unknown>>).map((block) =>
+    block.type === "tool_result" ? toolResultForAnthropic(block as unknown as ToolResultBlockParam) : { ...block },
+  );
+  return { role: message.role, content };
+}
+
+/** A tool_reference (ToolSearch loaded a tool) becomes text: the loaded tool's schema is in `tools` already. */
+function toolResultForAnthropic(block: ToolResultBlockParam): Record<string, unknown> {
+  if (typeof block.content === "string") return { ...block };
+  const content = block.content.map((c: ToolResultContentBlock) => (c.type === "tool_reference" ? ({ type: "text", text: `Tool ${c.tool_name} is now available.` } satisfies TextBlock) : c));
+  return { ...block, content };
+}
+
+/** Exactly one message-level cache breakpoint, on the last block of the last message. */
+function markLastMessage(messages: WireMessage[]): void {
+  const last = messages[messages.length - 1];
+  if (!last || last.content.length === 0) return;
+  const i = last.content.length - 1;
+  const block = last.content[i];
+  // Thinking blocks cannot carry cache_control.
+  if (block.type === "thinking" || block.type === "redacted_thinking") return;
+  last.content[i] = { ...block, cache_control: EPHEMERAL };
+}
+
+interface BlockState {
+  kind: "text" | "thinking" | "tool" | "other";
+  id?: string;
+  name?: string;
+  json?: string;
+}
+
+async function* streamAttempt(getClient: () => Promise<AnthropicClient>, body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
+  const client = await getClient();
+  const stream = await client.messages.create(body as never, { signal });
+  const blocks = new Map<number, BlockState>();
+  const usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, source: "api" };
+  let stopReason: StopReason = "end_turn";
+  for await (const event of stream as unknown as AsyncIterable<RawEvent>) {
+    switch (event.type) {
+      case "message_start": {
+        const u = event.message.usage ?? {};
+        usage.input = u.input_tokens ?? 0;
+        usage.output = u.output_tokens ?? 0;
+        usage.cacheRead = u.cache_read_input_tokens ?? 0;
+        usage.cacheWrite = u.cache_creation_input_tokens ?? 0;
+        yield { type: "message_start", id: event.message.id, model: event.message.model ?? String(body.model) };
+        break;
+      }
+      case "content_block_start": {
+        const block = event.content_block;
+        if (block.type === "text") {
+          blocks.set(event.index, { kind: "text" });
+          if (block.text) yield { type: "text_delta", index: event.index, text: block.text };
+        } else if (block.type === "thinking") {
+          blocks.set(event.index, { kind: "thinking" });
+          if (block.thinking) yield { type: "thinking_delta", index: event.index, thinking: block.thinking };
+          if (block.signature) yield { type: "thinking_signature", index: event.index, signature: block.signature };
+        } else if (block.type === "redacted_thinking") {
+          blocks.set(event.index, { kind: "other" });
+          yield { type: "redacted_thinking", index: event.index, data: String(block.data ?? "") };
+        } else if (block.type === "tool_use") {
+          const id = String(block.id);
+          const name = String(block.name);
+          // A start may carry the whole input (non-streaming proxies); input_json_delta text follows otherwise.
+          const initial = block.input && typeof block.input === "object" && Object.keys(block.input).length ? JSON.stringify(block.input) : "";
+          blocks.set(event.index, { kind: "tool", id, name, json: initial });
+          yield { type: "tool_call_start", id, name, index: event.index };
+        } else blocks.set(event.index, { kind: "other" });
+        break;
+      }
+      case "content_block_delta": {
+        const state = blocks.get(event.index);
+        const delta = event.delta;
+        if (delta.type === "text_delta") yield { type: "text_delta", index: event.index, text: String(delta.text) };
+        else if (delta.type === "thinking_delta") yield { type: "thinking_delta", index: event.index, thinking: String(delta.thinking) };
+        else if (delta.type === "signature_delta") yield { type: "thinking_signature", index: event.index, signature: String(delta.signature) };
+        else if (delta.type === "input_json_delta" && state?.kind === "tool") {
+          state.json += String(delta.partial_json ?? "");
+          yield toolInputDelta(state.id!, state.json!);
+        }
+        break;
+      }
+      case "content_block_stop": {
+        const state = blocks.get(event.index);
+        if (state?.kind === "tool") {
+          const parsed = parseToolArguments(state.json ?? "");
+          yield parsed.ok
+            ? { type: "tool_call_complete", id: state.id!, name: state.name!, input: parsed.input }
+            : { type: "tool_call_error", id: state.id!, name: state.name!, raw: state.json ?? "", message: parsed.message };
+        }
+        break;
+      }
+      case "message_delta": {
+        const u = event.usage ?? {};
+        if (u.output_tokens != null) usage.output = u.output_tokens;
+        if (u.input_tokens != null) usage.input = u.input_tokens;
+        if (u.cache_read_input_tokens != null) usage.cacheRead = u.cache_read_input_tokens;
+        if (u.cache_creation_input_tokens != null) usage.cacheWrite = u.cache_creation_input_tokens;
+        if (event.delta?.stop_reason) stopReason = mapStopReason(event.delta.stop_reason);
+        break;
+      }
+      case "message_stop":
+        yield { type: "usage", usage: { ...usage } };
+        yield { type: "stop", reason: stopReason, complete: true };
+        return;
+    }
+  }
+  // Ended without message_stop: withRetry tells an abort from a dropped connection.
+}
+
+function mapStopReason(reason: string): StopReason {
+  switch (reason) {
+    case "tool_use":
+    case "max_tokens":
+    case "stop_sequence":
+    case "refusal":
+      return reason;
+    case "model_context_window_exceeded":
+      return "max_tokens";
+    default:
+      return "end_turn";
+  }
+}
+
+interface RawUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+/** The raw stream's events, loosely: only the fields read here, so servers that omit some still work. */
+type RawEvent =
+  | { type: "message_start"; message: { id?: string; model?: string; usage?: RawUsage } }
+  | { type: "content_block_start"; index: number; content_block: { type: string; text?: string; thinking?: string; signature?: string; data?: string; id?: string; name?: string; input?: unknown } }
+  | { type: "content_block_delta"; index: number; delta: { type: string; text?: string; thinking?: string; signature?: string; partial_json?: string } }
+  | { type: "content_block_stop"; index: number }
+  | { type: "message_delta"; delta?: { stop_reason?: string | null }; usage?: RawUsage }
+  | { type: "message_stop" }
+  | { type: "ping" };

@@ -1,0 +1,125 @@
+/**
+ * The model providers: one event stream (events.ts) over each API's wire format. Which provider, model, base
+ * URL and key come from options (CLI flags), then the environment, then the `provider` settings section.
+ */
+import { z } from "zod";
+import type { Provider, ProviderName } from "./events.js";
+import { createAnthropicProvider } from "./anthropic.js";
+import { createOpenAIProvider } from "./openai.js";
+import { retryOptionsFromEnv, type RetryOptions } from "./retry.js";
+
+export * from "./events.js";
+export { parsePartialJson } from "./partialJson.js";
+export { createAnthropicProvider, buildAnthropicRequest, type AnthropicProviderOptions } from "./anthropic.js";
+export { createOpenAIProvider, buildOpenAIRequest, type OpenAIProviderOptions } from "./openai.js";
+export { withRetry, ProviderFailure, classifySdkError, classifyStatus, parseRetryAfter, retryDelay, retryOptionsFromEnv, type RetryOptions, type Attempt } from "./retry.js";
+export {
+  lookupModel,
+  getModelInfo,
+  readModelOverrides,
+  modelsSettingsSection,
+  estimateTokens,
+  countContextTokens,
+  DEFAULT_MODEL_INFO,
+  type ModelInfo,
+  type ModelOverrides,
+  type ModelInfoSource,
+  type TokenCount,
+} from "./models.js";
+export {
+  toolToAPISchema,
+  toolDefinitionsForModel,
+  renderAnthropicTools,
+  renderOpenAITools,
+  qualifiesForStrict,
+  deferredToolsNote,
+  type ToolAPISchema,
+  type OpenAIToolSchema,
+} from "./toolSchemas.js";
+
+export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai"];
+
+export const DEFAULT_MODELS: Readonly<Record<ProviderName, string>> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4o" };
+
+/** `provider` in settings.json: `{"name": "openai", "model": "qwen3:8b", "baseURL": "http://127.0.0.1:11434/v1"}`. Keys stay in the environment. */
+export const providerSettingsSection = {
+  key: "provider",
+  schema: z.looseObject({
+    name: z.enum(["anthropic", "openai"]).optional(),
+    model: z.string().trim().min(1).optional(),
+    baseURL: z.url().optional(),
+  }),
+};
+
+export interface ProviderSelection {
+  provider?: ProviderName;
+  model?: string;
+  baseURL?: string;
+  apiKey?: string;
+}
+
+export type SettingSource = "option" | "env" | "settings" | "default";
+
+export interface ResolvedProviderConfig {
+  provider: ProviderName;
+  model: string;
+  baseURL?: string;
+  apiKey?: string;
+  /** Where each value came from (for doctor); for the key, the variable's name. */
+  sources: { provider: SettingSource; model: SettingSource; baseURL?: SettingSource; apiKey?: string };
+}
+
+const KEY_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
+const URL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL" };
+const MODEL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_MODEL", openai: "OPENAI_MODEL" };
+
+/**
+ * Options, then environment (`TOOLGATE_PROVIDER`, `TOOLGATE_MODEL` or the provider's `*_MODEL`, `*_BASE_URL`,
+ * `*_API_KEY`), then settings. Without a choice anywhere, OpenAI is picked only when just OpenAI variables are set.
+ */
+export function resolveProviderConfig(
+  options: ProviderSelection = {},
+  env: NodeJS.ProcessEnv = process.env,
+  settings: Readonly<Record<string, unknown>> = {},
+): ResolvedProviderConfig {
+  const parsed = providerSettingsSection.schema.safeParse(settings.provider ?? {});
+  const fromSettings = parsed.success ? parsed.data : {};
+  const envProvider = env.TOOLGATE_PROVIDER === "anthropic" || env.TOOLGATE_PROVIDER === "openai" ? env.TOOLGATE_PROVIDER : undefined;
+  const onlyOpenAI = !env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL && Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
+  const [provider, providerSource]: [ProviderName, SettingSource] = options.provider
+    ? [options.provider, "option"]
+    : envProvider
+      ? [envProvider, "env"]
+      : fromSettings.name
+        ? [fromSettings.name, "settings"]
+        : onlyOpenAI
+          ? ["openai", "env"]
+          : ["anthropic", "default"];
+  const pick = (option: string | undefined, envValue: string | undefined, setting: string | undefined): [string, SettingSource] | undefined =>
+    option ? [option, "option"] : envValue ? [envValue, "env"] : setting ? [setting, "settings"] : undefined;
+  const [model, modelSource] = pick(options.model, env.TOOLGATE_MODEL || env[MODEL_VARS[provider]], fromSettings.model) ?? [DEFAULT_MODELS[provider], "default"];
+  const baseURL = pick(options.baseURL, env[URL_VARS[provider]], fromSettings.baseURL);
+  const apiKey = options.apiKey ? ["option", options.apiKey] : env[KEY_VARS[provider]] ? [KEY_VARS[provider], env[KEY_VARS[provider]]!] : undefined;
+  return {
+    provider,
+    model,
+    ...(baseURL ? { baseURL: baseURL[0] } : {}),
+    ...(apiKey ? { apiKey: apiKey[1] } : {}),
+    sources: { provider: providerSource, model: modelSource, ...(baseURL ? { baseURL: baseURL[1] } : {}), ...(apiKey ? { apiKey: apiKey[0] } : {}) },
+  };
+}
+
+export interface CreateProviderOptions extends ProviderSelection {
+  env?: NodeJS.ProcessEnv;
+  settings?: Readonly<Record<string, unknown>>;
+  retry?: RetryOptions;
+}
+
+/** A provider for the resolved selection. No network until the first `stream`, and no SDK loaded before it. */
+export function createProvider(options: CreateProviderOptions = {}): Provider {
+  const env = options.env ?? process.env;
+  const config = resolveProviderConfig(options, env, options.settings);
+  const retry = { ...retryOptionsFromEnv(env), ...options.retry };
+  const common = { model: config.model, retry, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
+  return config.provider === "openai" ? createOpenAIProvider(common) : createAnthropicProvider(common);
+}

@@ -1,0 +1,219 @@
+/**
+ * One resilience policy for every provider (the SDKs' own retries are off): retry with exponential backoff and
+ * jitter on 429/5xx/529 and on dropped connections, but only while nothing of the message was yielded — after
+ * that, a failure ends the message as cut short, never a silent replay. A stall watchdog aborts an attempt that
+ * sends nothing for `stallMs`. One AbortSignal stops everything, the backoff sleep included.
+ */
+import type { ProviderError, ProviderEvent } from "./events.js";
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 4). */
+  maxRetries?: number;
+  /** First backoff delay; doubled per retry, ±25 % jitter (default 500 ms). */
+  baseDelayMs?: number;
+  /** Largest backoff delay (default 32 s). */
+  maxDelayMs?: number;
+  /** Largest wait a `retry-after` header may ask for (default 60 s); longer asks are cut to it. */
+  maxRetryAfterMs?: number;
+  /** No event for this long aborts the attempt (default 90 s; `TOOLGATE_STREAM_IDLE_TIMEOUT_MS`). */
+  stallMs?: number;
+}
+
+/** What an attempt throws when the transport failed; providers turn SDK errors into this. */
+export class ProviderFailure extends Error {
+  constructor(
+    readonly error: ProviderError,
+    /** Milliseconds the server asked to wait (retry-after / retry-after-ms). */
+    readonly retryAfterMs?: number,
+  ) {
+    super(error.message);
+  }
+}
+
+/** One attempt: yields events, ends with `stop` on success, throws on failure (or returns early if aborted). */
+export type Attempt = (signal: AbortSignal) => AsyncIterable<ProviderEvent>;
+
+export type ErrorClassifier = (err: unknown) => ProviderFailure;
+
+const DEFAULTS = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 32_000, maxRetryAfterMs: 60_000, stallMs: 90_000 };
+
+export function retryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RetryOptions {
+  const stall = Number(env.TOOLGATE_STREAM_IDLE_TIMEOUT_MS);
+  return Number.isFinite(stall) && stall > 0 ? { stallMs: stall } : {};
+}
+
+const STALLED = Symbol("stalled");
+const ABORTED = Symbol("aborted");
+
+export async function* withRetry(attempt: Attempt, classify: ErrorClassifier, options: RetryOptions = {}, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
+  const o = { ...DEFAULTS, ...definedOnly(options) };
+  for (let n = 0; ; n++) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    // message_start is held back until content follows, so a retried attempt does not announce a second message.
+    let heldStart: ProviderEvent | undefined;
+    let yieldedContent = false;
+    let stopped = false;
+    let iterator: AsyncIterator<ProviderEvent> | undefined;
+    try {
+      if (signal?.aborted) throw aborted();
+      iterator = attempt(controller.signal)[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await raceNext(iterator, o.stallMs, signal);
+        if (next === ABORTED) throw aborted();
+        if (next === STALLED) {
+          controller.abort();
+          throw new ProviderFailure({ kind: "stall", retryable: true, message: `The model server sent nothing for ${Math.round(o.stallMs / 1000)} s; the request was abandoned.` });
+        }
+        if (next.done) break;
+        const event = next.value;
+        if (event.type === "message_start" && !yieldedContent) {
+          heldStart = event;
+          continue;
+        }
+        if (heldStart) {
+          yield heldStart;
+          heldStart = undefined;
+        }
+        yieldedContent = true;
+        yield event;
+        if (event.type === "stop") {
+          stopped = true;
+          break;
+        }
+      }
+      // Both SDKs end the iteration silently on abort: the signal, not the loop, says whether it was complete.
+      if (signal?.aborted) throw aborted();
+      if (!stopped) throw new ProviderFailure({ kind: "connection", retryable: true, message: "The connection to the model server ended before the message was complete." });
+      return;
+    } catch (err) {
+      const failure = signal?.aborted ? aborted() : err instanceof ProviderFailure ? err : classify(err);
+      const { error } = failure;
+      if (!yieldedContent && error.retryable && n < o.maxRetries && !signal?.aborted) {
+        const delayMs = retryDelay(n, failure.retryAfterMs, o);
+        yield { type: "retry", attempt: n + 1, delayMs, reason: error.message, error };
+        if (await sleep(delayMs, signal)) continue;
+      }
+      // Once content was yielded the caller has a partial message: it must not be replayed behind its back.
+      const final = signal?.aborted ? aborted().error : { ...error, retryable: error.retryable && !yieldedContent };
+      if (heldStart) yield heldStart;
+      yield { type: "error", error: final };
+      yield { type: "stop", reason: final.kind === "aborted" ? "aborted" : "error", complete: false };
+      return;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      controller.abort();
+      // Let the attempt release its connection; it may still be waiting on a stalled socket, so do not await it.
+      void iterator?.return?.()?.catch?.(() => {});
+    }
+  }
+}
+
+function aborted(): ProviderFailure {
+  return new ProviderFailure({ kind: "aborted", retryable: false, message: "The request was aborted." });
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export function retryDelay(retry: number, retryAfterMs: number | undefined, o: Pick<typeof DEFAULTS, "baseDelayMs" | "maxDelayMs" | "maxRetryAfterMs">): number {
+  if (retryAfterMs !== undefined && retryAfterMs >= 0) return Math.min(retryAfterMs, o.maxRetryAfterMs);
+  const base = Math.min(o.baseDelayMs * 2 ** retry, o.maxDelayMs);
+  return Math.round(base * (0.75 + Math.random() * 0.5));
+}
+
+/** `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
+export function parseRetryAfter(headers: { get(name: string): string | null } | undefined): number | undefined {
+  const ms = Number(headers?.get("retry-after-ms") ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+async function raceNext(iterator: AsyncIterator<ProviderEvent>, stallMs: number, signal?: AbortSignal): Promise<IteratorResult<ProviderEvent> | typeof STALLED | typeof ABORTED> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      iterator.next(),
+      new Promise<typeof STALLED>((resolve) => {
+        timer = setTimeout(() => resolve(STALLED), stallMs);
+      }),
+      new Promise<typeof ABORTED>((resolve) => {
+        onAbort = () => resolve(ABORTED);
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Resolves true after `ms`, or false at once when the signal aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(ok);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Error kinds by HTTP status; `errorType` is the body's error type where the API has one (Anthropic). */
+export function classifyStatus(status: number | undefined, errorType?: string): Pick<ProviderError, "kind" | "retryable"> {
+  if (errorType === "overloaded_error" || status === 529) return { kind: "overloaded", retryable: true };
+  if (errorType === "rate_limit_error" || status === 429) return { kind: "rate_limit", retryable: true };
+  if (errorType === "api_error" || (status !== undefined && status >= 500)) return { kind: "server", retryable: true };
+  if (status === 408 || status === 409) return { kind: "server", retryable: true };
+  if (status === 401 || status === 403 || errorType === "authentication_error" || errorType === "permission_error") return { kind: "auth", retryable: false };
+  if (status !== undefined && status >= 400) return { kind: "bad_request", retryable: false };
+  return { kind: "unknown", retryable: false };
+}
+
+/**
+ * Shared by both SDKs (their error classes have the same names and fields): HTTP errors by status, connection
+ * errors and fetch failures as retryable connection errors, user aborts as aborted.
+ */
+export function classifySdkError(err: unknown): ProviderFailure {
+  if (err instanceof ProviderFailure) return err;
+  const e = err as { name?: string; constructor?: { name?: string }; status?: number; headers?: unknown; error?: unknown; message?: string };
+  const name = e?.constructor?.name ?? e?.name ?? "";
+  const message = e?.message ?? String(err);
+  if (name === "APIUserAbortError" || e?.name === "AbortError") return new ProviderFailure({ kind: "aborted", retryable: false, message: "The request was aborted." });
+  if (name === "APIConnectionTimeoutError") return new ProviderFailure({ kind: "connection", retryable: true, message: `The model server did not answer in time: ${message}` });
+  if (name === "APIConnectionError") return new ProviderFailure({ kind: "connection", retryable: true, message: `Could not reach the model server: ${causeMessage(err) ?? message}` });
+  if (typeof e?.status === "number" || name.endsWith("Error") && e?.error !== undefined) {
+    const body = e.error as { type?: string; error?: { type?: string; message?: string } } | undefined;
+    const errorType = body?.error?.type ?? body?.type;
+    const { kind, retryable } = classifyStatus(e.status, errorType);
+    const headers = e.headers as { get(name: string): string | null } | undefined;
+    return new ProviderFailure(
+      { kind, retryable, ...(typeof e.status === "number" ? { status: e.status } : {}), message: body?.error?.message ?? message },
+      typeof headers?.get === "function" ? parseRetryAfter(headers) : undefined,
+    );
+  }
+  if (/authentication method/i.test(message)) return new ProviderFailure({ kind: "auth", retryable: false, message: `No API key: ${message}` });
+  // fetch's own failures mid-body ("terminated", ECONNRESET) are dropped connections.
+  if (err instanceof TypeError || /terminated|ECONNRESET|socket hang up|other side closed|ECONNREFUSED/i.test(message + (causeMessage(err) ?? ""))) {
+    return new ProviderFailure({ kind: "connection", retryable: true, message: `The connection to the model server failed: ${causeMessage(err) ?? message}` });
+  }
+  return new ProviderFailure({ kind: "unknown", retryable: false, message });
+}
+
+function causeMessage(err: unknown): string | undefined {
+  const cause = (err as { cause?: { message?: string; code?: string } })?.cause;
+  return cause ? [cause.code, cause.message].filter(Boolean).join(": ") || undefined : undefined;
+}

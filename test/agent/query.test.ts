@@ -257,3 +257,26 @@ describe("agent loop hooks", () => {
     expect(JSON.stringify(server.requests()[1].body)).toContain("run the tests first");
   });
 });
+
+describe("README library example", () => {
+  it("runs as written, from the package root's exports", async () => {
+    const api = await import("../../src/index.js");
+    const server = await serve(readThenAnswer);
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-readme-")));
+    fs.writeFileSync(path.join(dir, "notes.txt"), "hello");
+    const session = await api.createSession({ cwd: dir, home: path.join(dir, ".home"), sandbox: false });
+    sessions.push(session);
+    const provider = api.createProvider({ model: "claude-sonnet-4-5", baseURL: server.url, apiKey: "k", env: {} });
+    const system = api.buildSystemPrompt({
+      environment: await api.readEnvironment(dir),
+      instructions: api.findProjectInstructions({ cwd: dir, home: session.context.paths.home }),
+    });
+    const messages: Message[] = [];
+    let reason = "";
+    for await (const event of api.query("List the TODOs in src/", { provider, context: session.context, canUseTool: session.canUseTool, system, messages })) {
+      if (event.type === "result") reason = event.result.reason;
+    }
+    expect(reason).toBe("completed");
+    expect(server.requests()[0].body.system.map((b: { text: string }) => b.text).join("\n")).toContain(`Working directory: ${dir}`);
+  });
+});

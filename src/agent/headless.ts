@@ -14,6 +14,7 @@ import type { Provider } from "../providers/index.js";
 import type { Session } from "../session/index.js";
 import { query, type AgentEvent, type AgentResult, type AgentStopReason } from "./query.js";
 import { estimateCostUSD } from "./cost.js";
+import { classifierMayDecide, describeActionForClassifier, logAutoModeDecision, type AutoModeClassifier } from "./autoMode.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 export type InputFormat = "text" | "stream-json";
@@ -36,6 +37,8 @@ export interface HeadlessOptions {
   signal: AbortSignal;
   /** `--permission-prompt-tool`: the MCP tool that answers asks. */
   permissionPromptTool?: AnyTool;
+  /** Auto mode's classifier: answers the asks it may answer (see autoMode.ts) when the mode is `auto`. */
+  classifier?: AutoModeClassifier;
   /** How long an ask waits for its answer (control response or prompt tool) before it is denied. */
   permissionTimeoutMs?: number;
 }
@@ -132,6 +135,18 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
   const fallback = session.canUseTool;
   const canUseTool: CanUseToolFn = async (tool, input, context, assistantMessage, toolUseID, decision) => {
     if (decision.behavior !== "ask") return decision;
+    if (options.classifier && context.getAppState().toolPermissionContext.mode === "auto" && classifierMayDecide(decision)) {
+      const verdict = await options.classifier.classify({ tool, input, decision, context, messages });
+      logAutoModeDecision(context, { tool: tool.name, toolUseID, action: describeActionForClassifier(tool, input), verdict });
+      await emit({ type: "system", subtype: "auto_mode", tool_use_id: toolUseID, tool_name: tool.name, decision: verdict.behavior, reason: verdict.reason });
+      diagnose(`auto mode ${verdict.behavior === "allow" ? "allowed" : "denied"} ${tool.name}: ${verdict.reason}`);
+      if (verdict.behavior === "allow") return { behavior: "allow", updatedInput: input, decisionReason: { type: "other", reason: `auto mode: ${verdict.reason}` } };
+      return {
+        behavior: "deny",
+        message: `Auto mode denied this ${tool.name} call: ${verdict.reason}. Do not retry it unchanged; find another way or ask the user.`,
+        decisionReason: { type: "other", reason: `auto mode: ${verdict.reason}` },
+      };
+    }
     return (await askOutside(tool, input, toolUseID, decision)) ?? fallback(tool, input, context, assistantMessage, toolUseID, decision);
   };
 

@@ -6,6 +6,7 @@ import { findProjectInstructions } from "../agent/instructions.js";
 import { readEnvironment } from "../agent/environment.js";
 import { buildSystemPrompt } from "../agent/systemPrompt.js";
 import { exitCodeFor, runHeadless, type InputFormat, type OutputFormat } from "../agent/headless.js";
+import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
@@ -60,7 +61,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
 
   const sessionOptions = sessionOptionsFromFlags(flags);
   // With a prompt tool or a controlling client someone can answer "ask": the session must not auto-deny.
-  const canAsk = flags.permissionPromptTool !== undefined || inputFormat === "stream-json";
+  const canAsk = flags.permissionPromptTool !== undefined || inputFormat === "stream-json" || flags.permissionMode === "auto";
   const session = await createSession({ ...sessionOptions, mcpConfigFiles: flags.mcpConfig ?? [], interactive: canAsk });
   try {
     if (session.fatalErrors.length > 0) {
@@ -121,6 +122,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         maxTurns,
         signal: controller.signal,
         permissionPromptTool,
+        classifier: session.context.getAppState().toolPermissionContext.mode === "auto" ? createAutoModeClassifier(provider) : undefined,
       });
       return interrupts > 0 ? 130 : exitCodeFor(result);
     } finally {

@@ -254,3 +254,50 @@ describe("toolgate -p", () => {
     expect(noTool.stderr).toMatch(/no such MCP tool/);
   });
 });
+
+describe("toolgate -p --permission-mode auto", () => {
+  const touchTurn = (file: string) => ({ content: [{ type: "tool_use" as const, id: "toolu_touch", name: "Bash", input: { command: `touch ${file}` } }] });
+
+  for (const decision of ["allow", "deny"] as const) {
+    it(`the classifier ${decision === "allow" ? "allows" : "denies"} a call that would ask, and the decision is logged with its reason`, async () => {
+      const dir = project();
+      const file = path.join(dir, "made-by-auto");
+      const server = await serve({
+        turns: [touchTurn(file), { content: [{ type: "text", text: `{"decision": "${decision}", "reason": "scripted ${decision}"}` }] }, { content: [{ type: "text", text: "finished" }] }],
+      });
+      const run = await start(["-p", "create the marker file", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
+      expect(run.code).toBe(0);
+      expect(fs.existsSync(file)).toBe(decision === "allow");
+      expect(run.lines.find((l) => l.subtype === "auto_mode")).toMatchObject({ tool_name: "Bash", decision, reason: `scripted ${decision}` });
+      // The classifier saw the command and the user's request, and had no tools.
+      const classifierRequest = server.requests()[1].body;
+      expect(classifierRequest.tools ?? []).toEqual([]);
+      expect(JSON.stringify(classifierRequest.messages)).toContain(`touch ${file}`);
+      expect(JSON.stringify(classifierRequest.messages)).toContain("create the marker file");
+      const logs = execFileSync("find", [path.join(dir, ".home"), "-name", "auto-mode.jsonl"]).toString().trim();
+      expect(JSON.parse(fs.readFileSync(logs, "utf8").trim())).toMatchObject({ tool: "Bash", toolUseID: "toolu_touch", verdict: { behavior: decision, reason: `scripted ${decision}` } });
+      if (decision === "deny") expect(JSON.stringify(server.requests()[2].body)).toContain("Auto mode denied this Bash call: scripted deny");
+    });
+  }
+
+  it("never overrides an ask rule, and an answer it cannot read denies", async () => {
+    const dir = project();
+    fs.mkdirSync(path.join(dir, ".toolgate"));
+    fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ permissions: { ask: ["Bash(touch:*)"] } }));
+    const file = path.join(dir, "never");
+    const server = await serve({ turns: [touchTurn(file), { content: [{ type: "text", text: "ok" }] }] });
+    const run = await start(["-p", "touch", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
+    expect(run.code).toBe(0);
+    expect(server.requests()).toHaveLength(2); // no classifier request
+    expect(fs.existsSync(file)).toBe(false);
+    expect(run.lines.at(-1)!.permission_denials).toHaveLength(1);
+
+    const other = project();
+    const file2 = path.join(other, "garbled");
+    const server2 = await serve({ turns: [touchTurn(file2), { content: [{ type: "text", text: "sure, go ahead!" }] }, { content: [{ type: "text", text: "ok" }] }] });
+    const run2 = await start(["-p", "touch", "--cwd", other, "--output-format", "stream-json", "--no-sandbox", "--permission-mode", "auto"], envFor(server2, "anthropic", other)).done;
+    expect(fs.existsSync(file2)).toBe(false);
+    expect(run2.lines.find((l) => l.subtype === "auto_mode")).toMatchObject({ decision: "deny" });
+    expect(run2.lines.find((l) => l.subtype === "auto_mode")!.reason).toMatch(/could not judge/);
+  });
+});

@@ -14,6 +14,7 @@ import type { Provider } from "../providers/index.js";
 import type { Session } from "../session/index.js";
 import { query, type AgentEvent, type AgentResult, type AgentStopReason } from "./query.js";
 import { estimateCostUSD } from "./cost.js";
+import type { TranscriptWriter } from "./transcript.js";
 import { classifierMayDecide, describeActionForClassifier, logAutoModeDecision, type AutoModeClassifier } from "./autoMode.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
@@ -39,6 +40,10 @@ export interface HeadlessOptions {
   permissionPromptTool?: AnyTool;
   /** Auto mode's classifier: answers the asks it may answer (see autoMode.ts) when the mode is `auto`. */
   classifier?: AutoModeClassifier;
+  /** The conversation to continue (a resumed session); default a new one. */
+  messages?: Message[];
+  /** Where every message is written as it happens. */
+  transcript?: TranscriptWriter;
   /** How long an ask waits for its answer (control response or prompt tool) before it is denied. */
   permissionTimeoutMs?: number;
 }
@@ -76,7 +81,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
   const { session, provider, output } = options;
   const sessionId = session.context.sessionId;
   const streaming = options.outputFormat === "stream-json";
-  const messages: Message[] = [];
+  const messages: Message[] = options.messages ?? [];
   const pendingControls = new Map<string, PendingControl>();
   let current: AbortController | undefined;
   const totals = { turns: 0, durationMs: 0, denials: [] as AgentResult["permissionDenials"], input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -175,6 +180,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
         if (event.type === "result") result = event.result;
         else await printEvent(event);
       }
+      if (result) options.transcript?.result({ reason: result.reason, turns: result.turns, durationMs: result.durationMs });
     } finally {
       options.signal.removeEventListener("abort", onOuterAbort);
     }
@@ -186,10 +192,17 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
       case "stream":
         if (options.includePartialMessages) await emit({ type: "stream_event", event: event.event, parent_tool_use_id: null });
         break;
+      case "history_repaired":
+        options.transcript?.repaired(event.problems);
+        await emit({ type: "system", subtype: "notice", level: "warning", message: `history repaired: ${event.problems.join("; ")}` });
+        if (!streaming) options.diagnostics.write(`[toolgate] warning: history repaired: ${event.problems.join("; ")}\n`);
+        break;
       case "assistant":
+        options.transcript?.append(event.message);
         await emit({ type: "assistant", message: { ...event.message, model: provider.model }, parent_tool_use_id: null });
         break;
       case "user":
+        options.transcript?.append(event.message);
         await emit({ type: "user", message: event.message, parent_tool_use_id: null });
         break;
       case "tool":

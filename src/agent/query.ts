@@ -20,6 +20,7 @@ import {
   type Usage,
 } from "../providers/index.js";
 import { createRepeatGuard, repeatedCallNotice, REPEAT_LIMIT } from "./repeatGuard.js";
+import { repairHistory } from "./history.js";
 
 export type AgentStopReason = "completed" | "max_turns" | "aborted" | "prompt_too_long" | "error" | "hook_stopped";
 
@@ -60,6 +61,8 @@ export type AgentEvent =
   | { type: "user"; message: UserMessage }
   /** Tool status, progress and results as they happen. */
   | { type: "tool"; update: ExecutorUpdate }
+  /** The history broke the tool_use/tool_result pairing (a crash, a caller's edit) and was repaired before a request. */
+  | { type: "history_repaired"; problems: string[] }
   /** For the user, not the model: hook messages, retries, the repeated-call guard. */
   | { type: "notice"; level: "info" | "warning" | "error"; message: string }
   | { type: "result"; result: AgentResult };
@@ -184,6 +187,9 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       if (options.maxTurns !== undefined && turns >= options.maxTurns) return yield* end(finish("max_turns", `Stopped after ${turns} model requests (--max-turns ${options.maxTurns}).`));
       turns++;
 
+      const problems = repairHistory(options.messages);
+      if (problems.length) yield { type: "history_repaired", problems };
+
       const tools = context.options.refreshTools?.() ?? context.options.tools;
       const definitions = await toolDefinitionsForModel(tools, context.getAppState().loadedDeferredTools);
       const deferredNote = deferredToolsNote(definitions.deferredToolNames);
@@ -280,19 +286,20 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       // A cut-short message: its unfinished calls are cancelled, the finished ones still get their results.
       if (!stop.complete) executor.abort(controller.signal.aborted ? INTERRUPTED : "The model's response was cut short, so this call was stopped.");
       executor.finish();
-      while (!pumpDone || pending.length) {
-        if (!pending.length) await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        yield* drain();
-      }
-      await pump;
 
+      // The message is history the moment it is complete, before its tools finish: a crash then loses no call.
       const hasToolUse = assistant.content.some(isToolUse);
       if (assistant.content.length > 0) {
         lastAssistant = assistant;
         options.messages.push(assistant);
         yield { type: "assistant", turn: turns, message: assistant };
       }
+      while (!pumpDone || pending.length) {
+        if (!pending.length) await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        yield* drain();
+      }
+      await pump;
 
       let preventContinuation: { reason: string } | undefined;
       if (hasToolUse) {
@@ -361,7 +368,8 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
     }
   } catch (err) {
     // A fault in the loop itself: the history is still made valid before reporting it.
-    closeOpenToolUses(options.messages);
+    const problems = repairHistory(options.messages);
+    if (problems.length) yield { type: "history_repaired", problems };
     return yield* end(finish("error", `toolgate failed in the agent loop: ${formatError(err)}`));
   }
 }
@@ -369,13 +377,4 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
 function* end(result: AgentResult): Generator<AgentEvent, AgentResult> {
   yield { type: "result", result };
   return result;
-}
-
-/** Gives every tool_use of the last assistant message a result, when the loop failed before sending them. */
-export function closeOpenToolUses(messages: Message[]): void {
-  const last = messages.at(-1);
-  if (last?.role !== "assistant") return;
-  const ids = last.content.filter(isToolUse).map((b) => b.id);
-  if (!ids.length) return;
-  messages.push({ role: "user", content: ids.map((id) => ({ type: "tool_result" as const, tool_use_id: id, content: `<tool_use_error>${INTERRUPTED}</tool_use_error>`, is_error: true })) });
 }

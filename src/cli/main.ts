@@ -58,6 +58,8 @@ withSessionFlags(program)
   .option("--append-system-prompt <text>", "add to the end of the system prompt")
   .option("--max-turns <n>", "stop after this many model requests")
   .option("--permission-prompt-tool <mcp-tool>", "an MCP tool (mcp__server__tool) that answers permission questions")
+  .option("-c, --continue", "with -p: continue the most recent session of this project")
+  .option("-r, --resume [id]", "with -p: continue the session with this id (or the start of it); toolgate sessions lists them")
   .action(async (prompt: string | undefined, flags: SessionFlags & { print?: boolean }) => {
     if (!flags.print) {
       if (prompt !== undefined) throw new UsageError(`unknown command ${JSON.stringify(prompt)}; to run the agent on a prompt use -p: toolgate -p ${JSON.stringify(prompt)}`);
@@ -121,6 +123,13 @@ withSessionFlags(
   .action(async (flags: SessionFlags & { connect?: boolean; json?: boolean }) => {
     const { doctorCommand } = await import("./doctor.js");
     process.exitCode = await doctorCommand(flags);
+  });
+
+withSessionFlags(program.command("sessions").description("List this project's agent sessions, newest first: id, start, turns, size, last prompt."))
+  .option("--json", "print JSON")
+  .action(async (flags: SessionFlags & { json?: boolean }) => {
+    const { sessionsCommand } = await import("./sessions.js");
+    process.exitCode = await sessionsCommand(flags);
   });
 
 const mcp = program.command("mcp").description("MCP servers: list the configured ones, or serve toolgate's tools.");

@@ -7,6 +7,10 @@ import { readEnvironment } from "../agent/environment.js";
 import { buildSystemPrompt } from "../agent/systemPrompt.js";
 import { exitCodeFor, runHeadless, type InputFormat, type OutputFormat } from "../agent/headless.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
+import { findSession, loadTranscript, openTranscript, SessionNotFoundError } from "../agent/transcript.js";
+import { repairHistory } from "../agent/history.js";
+import { getToolgateHome } from "../util/home.js";
+import type { Message } from "../core/messages.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
@@ -25,6 +29,9 @@ export interface PrintFlags extends SessionFlags {
   appendSystemPrompt?: string;
   maxTurns?: string;
   permissionPromptTool?: string;
+  continue?: boolean;
+  /** `--resume` alone is true; with an id (or a prefix of one) the string. */
+  resume?: string | boolean;
 }
 
 const OUTPUT_FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json"];
@@ -60,9 +67,22 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
   if (inputFormat === "text" && !prompt?.trim()) throw new UsageError("the prompt is empty");
 
   const sessionOptions = sessionOptionsFromFlags(flags);
+  if (flags.continue && flags.resume !== undefined) throw new UsageError("use --continue or --resume, not both");
+  if (flags.resume === true) throw new UsageError("--resume needs a session id (or the start of one) with -p; toolgate sessions lists them");
+  // A resumed session keeps its id: its transcript, checkpoints and persisted results continue where they were.
+  let resumed: ReturnType<typeof loadTranscript> | undefined;
+  if (flags.continue || typeof flags.resume === "string") {
+    try {
+      const found = findSession(sessionOptions.home ?? getToolgateHome(), sessionOptions.cwd!, typeof flags.resume === "string" ? flags.resume : undefined);
+      resumed = loadTranscript(found.path);
+    } catch (err) {
+      if (err instanceof SessionNotFoundError) throw new UsageError(`${flags.continue ? "--continue" : "--resume"}: ${err.message}`);
+      throw err;
+    }
+  }
   // With a prompt tool or a controlling client someone can answer "ask": the session must not auto-deny.
   const canAsk = flags.permissionPromptTool !== undefined || inputFormat === "stream-json" || flags.permissionMode === "auto";
-  const session = await createSession({ ...sessionOptions, mcpConfigFiles: flags.mcpConfig ?? [], interactive: canAsk });
+  const session = await createSession({ ...sessionOptions, mcpConfigFiles: flags.mcpConfig ?? [], interactive: canAsk, ...(resumed ? { sessionId: resumed.sessionId } : {}) });
   try {
     if (session.fatalErrors.length > 0) {
       for (const error of session.fatalErrors) process.stderr.write(`toolgate: refusing to run tools: ${error}\n`);
@@ -107,7 +127,18 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       const sessionStart = await session.context.hookRunner?.sessionStart?.({ context: session.context, source: "startup" });
       for (const notice of sessionStart?.notices ?? []) process.stderr.write(`[toolgate] ${notice.hookEvent} hook ${notice.level}: ${notice.message}\n`);
       const startContext = sessionStart?.additionalContext ?? [];
+      const messages: Message[] = resumed?.messages ?? [];
+      const transcript = openTranscript({ home: session.context.paths.home, cwd, sessionId: session.context.sessionId, model: provider.model, lastUuid: resumed?.lastUuid });
+      if (resumed) {
+        const problems = [...resumed.problems, ...repairHistory(messages)];
+        if (problems.length) {
+          transcript.repaired(problems);
+          process.stderr.write(`[toolgate] resumed session ${resumed.sessionId}: ${problems.join("; ")}\n`);
+        }
+      }
       const result = await runHeadless({
+        messages,
+        transcript,
         session,
         provider,
         system: startContext.length ? [...system, ...startContext.map((c) => `Context from a SessionStart hook:\n${c}`)] : system,

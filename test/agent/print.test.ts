@@ -301,3 +301,59 @@ describe("toolgate -p --permission-mode auto", () => {
     expect(run2.lines.find((l) => l.subtype === "auto_mode")!.reason).toMatch(/could not judge/);
   });
 });
+
+describe("toolgate -p: transcripts and resume", () => {
+  it("after kill -9 mid-tool, --continue sends a well-formed history (the cut call answered) and goes on", async () => {
+    const dir = project();
+    const server = await serve({
+      turns: [
+        { content: [{ type: "text", text: "waiting" }, { type: "tool_use", id: "toolu_long", name: "Bash", input: { command: "sleep 30" } }] },
+        { content: [{ type: "text", text: "resumed fine" }] },
+      ],
+    });
+    const env = envFor(server, "anthropic", dir);
+    const proc = start(["-p", "first prompt", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], env);
+    proc.onLine((line) => {
+      if (line.type === "system" && line.subtype === "tool_status" && line.status === "running") setTimeout(() => proc.child.kill("SIGKILL"), 200);
+    });
+    const killed = await proc.done;
+    expect(killed.code).toBe(null);
+    const sessionId = killed.lines[0].session_id as string;
+
+    const run = await start(["-p", "second prompt", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--continue"], env).done;
+    expect(run.code).toBe(0);
+    expect(run.lines[0].session_id).toBe(sessionId);
+    expect(run.lines.at(-1)).toMatchObject({ result: "resumed fine" });
+    const body = server.requests()[1].body;
+    const roles = body.messages.map((m: { role: string }) => m.role);
+    expect(roles).toEqual(["user", "assistant", "user", "user"]);
+    expect(body.messages[2].content[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_long", is_error: true });
+    expect(JSON.stringify(body.messages[3])).toContain("second prompt");
+    expect(run.stderr).toMatch(/resumed session .*without a result got an interruption result/);
+  });
+
+  it("--resume by id prefix continues that session; toolgate sessions lists it", async () => {
+    const dir = project();
+    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "ok" }], usage: { input_tokens: 3, output_tokens: 1 } }] });
+    const env = envFor(server, "anthropic", dir);
+    const first = await start(["-p", "remember the word pineapple", "--cwd", dir, "--output-format", "json", "--no-sandbox"], env).done;
+    const id = first.lines[0].session_id as string;
+    await start(["-p", "an unrelated session", "--cwd", dir, "--no-sandbox"], env).done;
+
+    const listed = await start(["sessions", "--cwd", dir, "--json"], env).done;
+    const sessions = JSON.parse(listed.stdout);
+    expect(sessions).toHaveLength(2);
+    expect(sessions.find((s: { sessionId: string }) => s.sessionId === id)).toMatchObject({ lastPrompt: "remember the word pineapple", turns: 1 });
+
+    const resumed = await start(["-p", "what was the word?", "--cwd", dir, "--output-format", "json", "--no-sandbox", "--resume", id.slice(0, 8)], env).done;
+    expect(resumed.code).toBe(0);
+    expect(resumed.lines[0].session_id).toBe(id);
+    const body = JSON.stringify(server.requests().at(-1)!.body);
+    expect(body).toContain("pineapple");
+    expect(body).not.toContain("an unrelated session");
+
+    const missing = await start(["-p", "x", "--cwd", dir, "--resume", "zzzz"], env).done;
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--resume: no session of this project starts with "zzzz"/);
+  });
+});

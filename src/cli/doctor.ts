@@ -189,7 +189,33 @@ export const sandboxCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck];
+/** Which model provider, model and base URL a loop would use, whether a key is set (never the key), and the limits. */
+export const modelProviderCheck: DoctorCheck = {
+  name: "model provider",
+  async run({ session, env }) {
+    const { resolveProviderConfig, lookupModel, readModelOverrides } = await import("../providers/index.js");
+    const settings = session.context.options.settings;
+    const config = resolveProviderConfig({}, env, settings);
+    const info = lookupModel(config.model, readModelOverrides(settings));
+    const keyVar = config.provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
+    // A local OpenAI-compatible server usually needs no key; Anthropic always does. Informational until the
+    // agent loop uses it: nothing toolgate runs today needs a model.
+    const keyMissing = !config.apiKey && (config.provider === "anthropic" || !config.baseURL);
+    const limits = info.source === "table" ? `table, "${info.matched}"` : info.source === "settings" ? "settings models section" : "default for unknown models";
+    return {
+      status: "ok",
+      lines: [
+        `provider: ${config.provider} (${config.sources.provider})`,
+        `model: ${config.model} (${config.sources.model})`,
+        `base URL: ${config.baseURL ? `${config.baseURL} (${config.sources.baseURL})` : "the API's default"}`,
+        `API key: ${config.apiKey ? `set (${config.sources.apiKey})` : `not set${keyMissing ? ` — set ${keyVar}` : ""}`}`,
+        `context window ${info.contextWindow.toLocaleString("en-US")} tokens, max output ${info.maxOutputTokens.toLocaleString("en-US")} (${limits})`,
+      ],
+    };
+  },
+};
+
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck];
 
 function isDirectory(dir: string): boolean {
   try {

@@ -2,7 +2,7 @@
  * The one event stream every provider yields, whatever its wire format, and the request a provider takes.
  * Messages stay in core's neutral shapes (core/messages.ts); each provider translates at its edge.
  */
-import type { AssistantContentBlock, AssistantMessage, Message, TextBlock } from "../core/messages.js";
+import type { AssistantContentBlock, AssistantMessage, Message, TextBlock, ToolResultBlockParam } from "../core/messages.js";
 import type { ToolDefinition } from "../core/apiSchema.js";
 import { parsePartialJson } from "./partialJson.js";
 
@@ -110,6 +110,12 @@ export function parseToolArguments(raw: string): { ok: true; input: Record<strin
     return { ok: false, message: "The tool call's arguments must be a JSON object. Send the call again with a JSON object." };
   }
   return { ok: true, input: value as Record<string, unknown> };
+}
+
+/** The is_error tool_result that answers a tool call whose arguments did not parse, so the model can resend it. */
+export function toolCallErrorResult(event: Extract<ProviderEvent, { type: "tool_call_error" }>): ToolResultBlockParam {
+  const raw = event.raw.length > 2000 ? `${event.raw.slice(0, 2000)}… (${event.raw.length} characters)` : event.raw;
+  return { type: "tool_result", tool_use_id: event.id, is_error: true, content: `${event.message}\nThe arguments received were: ${raw || "(nothing)"}` };
 }
 
 /**

@@ -2,11 +2,11 @@
  * The model providers: one event stream (events.ts) over each API's wire format. Which provider, model, base
  * URL and key come from options (CLI flags), then the environment, then the `provider` settings section.
  */
-import { z } from "zod";
 import type { Provider, ProviderName } from "./events.js";
 import { createAnthropicProvider } from "./anthropic.js";
 import { createOpenAIProvider } from "./openai.js";
 import { retryOptionsFromEnv, type RetryOptions } from "./retry.js";
+import { readProviderSettings } from "./settingsSection.js";
 
 export * from "./events.js";
 export { parsePartialJson } from "./partialJson.js";
@@ -16,8 +16,6 @@ export { withRetry, ProviderFailure, classifySdkError, classifyStatus, parseRetr
 export {
   lookupModel,
   getModelInfo,
-  readModelOverrides,
-  modelsSettingsSection,
   estimateTokens,
   countContextTokens,
   DEFAULT_MODEL_INFO,
@@ -26,6 +24,7 @@ export {
   type ModelInfoSource,
   type TokenCount,
 } from "./models.js";
+export { modelsSettingsSection, providerSettingsSection, readModelOverrides, readProviderSettings, type ProviderSettings } from "./settingsSection.js";
 export {
   toolToAPISchema,
   toolDefinitionsForModel,
@@ -40,16 +39,6 @@ export {
 export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai"];
 
 export const DEFAULT_MODELS: Readonly<Record<ProviderName, string>> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4o" };
-
-/** `provider` in settings.json: `{"name": "openai", "model": "qwen3:8b", "baseURL": "http://127.0.0.1:11434/v1"}`. Keys stay in the environment. */
-export const providerSettingsSection = {
-  key: "provider",
-  schema: z.looseObject({
-    name: z.enum(["anthropic", "openai"]).optional(),
-    model: z.string().trim().min(1).optional(),
-    baseURL: z.url().optional(),
-  }),
-};
 
 export interface ProviderSelection {
   provider?: ProviderName;
@@ -82,8 +71,7 @@ export function resolveProviderConfig(
   env: NodeJS.ProcessEnv = process.env,
   settings: Readonly<Record<string, unknown>> = {},
 ): ResolvedProviderConfig {
-  const parsed = providerSettingsSection.schema.safeParse(settings.provider ?? {});
-  const fromSettings = parsed.success ? parsed.data : {};
+  const fromSettings = readProviderSettings(settings);
   const envProvider = env.TOOLGATE_PROVIDER === "anthropic" || env.TOOLGATE_PROVIDER === "openai" ? env.TOOLGATE_PROVIDER : undefined;
   const onlyOpenAI = !env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL && Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
   const [provider, providerSource]: [ProviderName, SettingSource] = options.provider

@@ -2,7 +2,6 @@
  * Context window and output limit per model, by longest matching prefix, overridable per model name in the
  * `models` settings section; and the token counter the context budget uses.
  */
-import { z } from "zod";
 import type { Message } from "../core/messages.js";
 import type { Usage } from "./events.js";
 
@@ -47,20 +46,6 @@ const KNOWN_MODELS: ReadonlyArray<readonly [string, ModelInfo]> = [
 export const DEFAULT_MODEL_INFO: ModelInfo = { contextWindow: 32_768, maxOutputTokens: 4_096 };
 
 export type ModelOverrides = Readonly<Record<string, Partial<ModelInfo>>>;
-
-const positiveInt = z.number().int().positive();
-
-/** `models` in settings.json: `{"my-local-model": {"contextWindow": 32768, "maxOutputTokens": 4096}}`. */
-export const modelsSettingsSection = {
-  key: "models",
-  schema: z.record(z.string().min(1), z.looseObject({ contextWindow: positiveInt.optional(), maxOutputTokens: positiveInt.optional() })),
-};
-
-/** The merged settings' `models` section, or `{}` when absent or (already reported at load) malformed. */
-export function readModelOverrides(settings: Readonly<Record<string, unknown>>): ModelOverrides {
-  const parsed = modelsSettingsSection.schema.safeParse(settings.models ?? {});
-  return parsed.success ? parsed.data : {};
-}
 
 /** Where a model's limits come from, for doctor. */
 export type ModelInfoSource = "settings" | "table" | "default";

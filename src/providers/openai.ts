@@ -85,7 +85,8 @@ function toChatMessages(message: Message): ChatMessage[] {
     const toolCalls = blocks
       .filter((b) => b.type === "tool_use")
       .map((b) => ({ id: String(b.id), type: "function", function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
-    return [{ role: "assistant", content: text || null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }];
+    // content may be null only beside tool_calls; some servers reject a null content on its own.
+    return [{ role: "assistant", content: text || (toolCalls.length ? null : ""), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }];
   }
   const out: ChatMessage[] = [];
   const texts: string[] = [];

@@ -23,7 +23,8 @@ export function parsePartialJson(text: string): unknown {
     else if (c === "}" || c === "]") closers.pop();
   }
   let repaired = text;
-  if (inString) repaired += escaped ? '\\"' : '"';
+  // A dangling backslash starts an escape that never came: drop it.
+  if (inString) repaired = (escaped ? repaired.slice(0, -1) : repaired) + '"';
   // A half-written escape like `\u00` cannot be closed; drop it with the string's tail.
   repaired = repaired.replace(/\\u[0-9a-fA-F]{0,3}"$/, '"');
   for (let attempt = 0; attempt < 3; attempt++) {

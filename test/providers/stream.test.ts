@@ -2,11 +2,14 @@
  * Both providers against the scripted model server over loopback HTTP, through the real SDK clients: the one
  * event stream, the assembled message, and what each provider sends.
  */
+import fs from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { createOpenAIProvider } from "../../src/providers/index.js";
-import { BOTH, FAST_RETRY, anthropicAt, openaiAt, run, serve } from "./support.js";
+import { createOpenAIProvider, toolCallErrorResult } from "../../src/providers/index.js";
+import { tempDir } from "../helpers.js";
+import { BOTH, FAST_RETRY, REQUEST, anthropicAt, openaiAt, run, serve } from "./support.js";
 
 const TOOL_TURN = {
   content: [
@@ -72,6 +75,13 @@ describe.each(BOTH)("%s provider: one event stream", (name, at) => {
     expect(toolErrors[0]).toMatchObject({ name: "Read", raw: '{"file_path": "/tmp/a' });
     expect(toolErrors[0].message).toMatch(/not valid JSON/);
     expect(message.content).toEqual([{ type: "tool_use", id: toolErrors[0].id, name: "Read", input: {} }]);
+    // The loop answers it with an is_error result that shows the model what it sent.
+    expect(toolCallErrorResult(toolErrors[0])).toEqual({
+      type: "tool_result",
+      tool_use_id: toolErrors[0].id,
+      is_error: true,
+      content: expect.stringContaining('The arguments received were: {"file_path": "/tmp/a'),
+    });
   });
 
   it("4. arguments that parse to something other than an object are an error too", async () => {
@@ -299,5 +309,34 @@ describe("openai provider: tolerance of compatible servers", () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe.each(BOTH)("%s provider: tool calls complete while the model still streams", (name, at) => {
+  it("16. the first tool call completes before the message ends (the server holds the message open until the caller reacts)", async () => {
+    const flag = path.join(tempDir(), "tool-started");
+    // Anthropic marks a block's end; chat completions only by the next call starting, so it waits one block later.
+    const after = name === "anthropic" ? 1 : 2;
+    const server = await serve({
+      turns: [
+        {
+          content: [
+            { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "/a" } },
+            { type: "tool_use", id: "toolu_2", name: "Read", input: { file_path: "/b" } },
+            { type: "text", text: "done" },
+          ],
+          steps: [{ after, waitForFile: flag, timeoutMs: 10_000 }],
+        },
+      ],
+    });
+    const seen: string[] = [];
+    for await (const event of at(server).stream({ ...REQUEST, model: "m" })) {
+      seen.push(event.type === "tool_call_complete" ? `complete:${event.id}` : event.type);
+      // What a streaming executor does: start the tool now, while the message is still open.
+      if (event.type === "tool_call_complete" && event.input.file_path === "/a") fs.writeFileSync(flag, "");
+    }
+    expect(seen.at(-1)).toBe("stop");
+    expect(seen).not.toContain("error");
+    expect(seen.filter((s) => s.startsWith("complete:"))).toHaveLength(2);
   });
 });

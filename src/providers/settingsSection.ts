@@ -1,0 +1,34 @@
+import { z } from "zod";
+import type { ModelOverrides } from "./models.js";
+
+const positiveInt = z.number().int().positive();
+
+/** `models` in settings.json: `{"my-local-model": {"contextWindow": 32768, "maxOutputTokens": 4096}}`. */
+export const modelsSettingsSection = {
+  key: "models",
+  schema: z.record(z.string().min(1), z.looseObject({ contextWindow: positiveInt.optional(), maxOutputTokens: positiveInt.optional() })),
+};
+
+/** `provider` in settings.json: `{"name": "openai", "model": "qwen3:8b", "baseURL": "http://127.0.0.1:11434/v1"}`. Keys stay in the environment. */
+export const providerSettingsSection = {
+  key: "provider",
+  schema: z.looseObject({
+    name: z.enum(["anthropic", "openai"]).optional(),
+    model: z.string().trim().min(1).optional(),
+    baseURL: z.url().optional(),
+  }),
+};
+
+export type ProviderSettings = z.infer<typeof providerSettingsSection.schema>;
+
+/** The merged settings' `models` section, or `{}` when absent or (already reported at load) malformed. */
+export function readModelOverrides(settings: Readonly<Record<string, unknown>>): ModelOverrides {
+  const parsed = modelsSettingsSection.schema.safeParse(settings.models ?? {});
+  return parsed.success ? parsed.data : {};
+}
+
+/** The merged settings' `provider` section, or `{}` when absent or malformed. */
+export function readProviderSettings(settings: Readonly<Record<string, unknown>>): ProviderSettings {
+  const parsed = providerSettingsSection.schema.safeParse(settings.provider ?? {});
+  return parsed.success ? parsed.data : {};
+}

@@ -15,6 +15,7 @@ import type { Session } from "../session/index.js";
 import { query, type AgentEvent, type AgentResult, type AgentStopReason } from "./query.js";
 import { estimateCostUSD } from "./cost.js";
 import type { TranscriptWriter } from "./transcript.js";
+import { compactHistory, type CompactionOutcome, type CompactionState } from "./compact.js";
 import { classifierMayDecide, describeActionForClassifier, logAutoModeDecision, type AutoModeClassifier } from "./autoMode.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
@@ -42,6 +43,8 @@ export interface HeadlessOptions {
   classifier?: AutoModeClassifier;
   /** The conversation to continue (a resumed session); default a new one. */
   messages?: Message[];
+  /** Automatic compaction at this many tokens (see compactionThreshold); absent: never. */
+  compactionThreshold?: number;
   /** Where every message is written as it happens. */
   transcript?: TranscriptWriter;
   /** How long an ask waits for its answer (control response or prompt tool) before it is denied. */
@@ -82,6 +85,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
   const sessionId = session.context.sessionId;
   const streaming = options.outputFormat === "stream-json";
   const messages: Message[] = options.messages ?? [];
+  const compactionState: CompactionState = { failures: 0 };
   const pendingControls = new Map<string, PendingControl>();
   let current: AbortController | undefined;
   const totals = { turns: 0, durationMs: 0, denials: [] as AgentResult["permissionDenials"], input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -170,13 +174,16 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
 
   // One prompt through the loop, with its events printed as the format asks.
   const runPrompt = async (prompt: string | TextBlock[]): Promise<AgentResult> => {
+    const manual = typeof prompt === "string" ? /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.trim()) : null;
+    if (manual) return compactByHand(manual[1]?.trim() || undefined);
     current = new AbortController();
     const onOuterAbort = () => current?.abort();
     if (options.signal.aborted) current.abort();
     options.signal.addEventListener("abort", onOuterAbort, { once: true });
     let result: AgentResult | undefined;
     try {
-      for await (const event of query(prompt, { provider, context: session.context, canUseTool, system: options.system, messages, maxTurns: options.maxTurns, signal: current.signal })) {
+      const compaction = options.compactionThreshold === undefined ? undefined : { threshold: options.compactionThreshold, state: compactionState };
+      for await (const event of query(prompt, { provider, context: session.context, canUseTool, system: options.system, messages, maxTurns: options.maxTurns, signal: current.signal, compaction })) {
         if (event.type === "result") result = event.result;
         else await printEvent(event);
       }
@@ -191,6 +198,9 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
     switch (event.type) {
       case "stream":
         if (options.includePartialMessages) await emit({ type: "stream_event", event: event.event, parent_tool_use_id: null });
+        break;
+      case "compact_boundary":
+        await reportCompaction(event.outcome, event.trigger, event.messages);
         break;
       case "history_repaired":
         options.transcript?.repaired(event.problems);
@@ -218,6 +228,29 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
         if (!streaming) options.diagnostics.write(`[toolgate] ${event.level}: ${event.message}\n`);
         break;
     }
+  };
+
+  const reportCompaction = async (outcome: CompactionOutcome, trigger: "auto" | "manual", newHistory?: Message[]) => {
+    if (newHistory) options.transcript?.compacted({ trigger, kind: outcome.kind, tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tokensAfter }, newHistory);
+    await emit({ type: "system", subtype: "compact_boundary", trigger, kind: outcome.kind, pre_tokens: outcome.tokensBefore, post_tokens: outcome.tokensAfter, message: outcome.message });
+    if (!streaming) options.diagnostics.write(`[toolgate] ${outcome.kind === "failed" ? "warning: " : ""}compaction (${trigger}): ${outcome.message}, ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens\n`);
+  };
+
+  /** `/compact [focus]` as a prompt: summarise now, whatever the size. */
+  const compactByHand = async (focus: string | undefined): Promise<AgentResult> => {
+    const started = Date.now();
+    const outcome = await compactHistory({ messages, provider, context: session.context, system: options.system, threshold: options.compactionThreshold ?? Number.MAX_SAFE_INTEGER, state: compactionState, force: true, focus, signal: options.signal });
+    await reportCompaction(outcome, "manual", outcome.kind === "failed" ? undefined : [...messages]);
+    const ok = outcome.kind !== "failed";
+    return {
+      reason: ok ? "completed" : "error",
+      turns: 1,
+      durationMs: Date.now() - started,
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, source: "estimate" },
+      permissionDenials: [],
+      text: ok ? `Compacted: ${outcome.message} (${outcome.tokensBefore} → ${outcome.tokensAfter} tokens).` : "",
+      ...(ok ? {} : { error: outcome.message }),
+    };
   };
 
   const account = (result: AgentResult) => {
@@ -351,12 +384,17 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
   async function handleControlRequest(value: Record<string, unknown>): Promise<void> {
     const requestId = typeof value.request_id === "string" ? value.request_id : "";
     const request = (value.request ?? {}) as Record<string, unknown>;
+    if (request.subtype === "compact") {
+      const result = await compactByHand(typeof request.focus === "string" ? request.focus : undefined);
+      await emit({ type: "control_response", response: result.reason === "completed" ? { subtype: "success", request_id: requestId } : { subtype: "error", request_id: requestId, error: result.error } });
+      return;
+    }
     if (request.subtype === "interrupt") {
       current?.abort();
       await emit({ type: "control_response", response: { subtype: "success", request_id: requestId } });
       return;
     }
-    await emit({ type: "control_response", response: { subtype: "error", request_id: requestId, error: `unsupported control request ${JSON.stringify(request.subtype)} (supported: interrupt)` } });
+    await emit({ type: "control_response", response: { subtype: "error", request_id: requestId, error: `unsupported control request ${JSON.stringify(request.subtype)} (supported: interrupt, compact)` } });
   }
 }
 

@@ -21,6 +21,8 @@ import {
 } from "../providers/index.js";
 import { createRepeatGuard, repeatedCallNotice, REPEAT_LIMIT } from "./repeatGuard.js";
 import { repairHistory } from "./history.js";
+import { compactHistory, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
+import { countContextTokens, estimateTokens } from "../providers/index.js";
 
 export type AgentStopReason = "completed" | "max_turns" | "aborted" | "prompt_too_long" | "error" | "hook_stopped";
 
@@ -61,6 +63,8 @@ export type AgentEvent =
   | { type: "user"; message: UserMessage }
   /** Tool status, progress and results as they happen. */
   | { type: "tool"; update: ExecutorUpdate }
+  /** The history was compacted (or compaction failed); `messages` is the new history when it succeeded. */
+  | { type: "compact_boundary"; outcome: CompactionOutcome; trigger: "auto" | "manual"; messages?: Message[] }
   /** The history broke the tool_use/tool_result pairing (a crash, a caller's edit) and was repaired before a request. */
   | { type: "history_repaired"; problems: string[] }
   /** For the user, not the model: hook messages, retries, the repeated-call guard. */
@@ -84,6 +88,8 @@ export interface QueryOptions {
    * the turn. Headless (absent): the model is told it is repeating itself.
    */
   onRepeatedCall?: (info: { toolName: string; count: number }) => Promise<"continue" | "stop">;
+  /** Automatic compaction: when the next request would reach `threshold` tokens. Absent: never compacts. */
+  compaction?: { threshold: number; state: CompactionState };
 }
 
 /** How many times in a row the loop asks the model to go on after it hit its output limit. */
@@ -181,6 +187,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
     const guard = createRepeatGuard(() => context.options.refreshTools?.() ?? context.options.tools);
     let outputRecoveries = 0;
     let stopHookActive = false;
+    let retriedAfterCompaction = false;
 
     for (;;) {
       if (controller.signal.aborted) return yield* end(finish("aborted"));
@@ -189,6 +196,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
 
       const problems = repairHistory(options.messages);
       if (problems.length) yield { type: "history_repaired", problems };
+      if (options.compaction) yield* maybeCompact(options, context, controller.signal, false);
 
       const tools = context.options.refreshTools?.() ?? context.options.tools;
       const definitions = await toolDefinitionsForModel(tools, context.getAppState().loadedDeferredTools);
@@ -281,6 +289,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       assistant.content = assembled.content;
       assistant.id ??= assembled.id ?? `msg_${randomUUID()}`;
       addUsage(usage, assembler.usage);
+      if (options.compaction && assembler.usage) options.compaction.state.lastUsage = { usage: assembler.usage, messageCount: options.messages.length + (assembled.content.length ? 1 : 0) };
       const stop = assembler.stop ?? { reason: "error" as const, complete: false };
 
       // A cut-short message: its unfinished calls are cancelled, the finished ones still get their results.
@@ -324,7 +333,19 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       if (!stop.complete) {
         if (controller.signal.aborted || stop.reason === "aborted") return yield* end(finish("aborted"));
         const error = assembler.errors.at(-1);
-        if (error && isPromptTooLong(error)) return yield* end(finish("prompt_too_long", error.message));
+        if (error && isPromptTooLong(error)) {
+          // The estimate missed: compact now and try the request once more.
+          if (options.compaction && !retriedAfterCompaction && options.compaction.state.failures < MAX_FAILED_COMPACTIONS) {
+            retriedAfterCompaction = true;
+            const before = options.messages.length;
+            yield* maybeCompact(options, context, controller.signal, true);
+            if (options.messages.length !== before) {
+              turns--;
+              continue;
+            }
+          }
+          return yield* end(finish("prompt_too_long", error.message));
+        }
         return yield* end(finish("error", error?.message ?? "The model's response ended without finishing."));
       }
       if (stopForRepeat) return yield* end(finish("hook_stopped", "Stopped by the user: the model kept repeating the same call."));
@@ -372,6 +393,26 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
     if (problems.length) yield { type: "history_repaired", problems };
     return yield* end(finish("error", `toolgate failed in the agent loop: ${formatError(err)}`));
   }
+}
+
+/** Compacts when the next request would not fit (or when `force`), and says what happened. */
+async function* maybeCompact(options: QueryOptions, context: ToolUseContext, signal: AbortSignal, force: boolean): AsyncGenerator<AgentEvent> {
+  const compaction = options.compaction!;
+  const { state, threshold } = compaction;
+  if (state.failures >= MAX_FAILED_COMPACTIONS) return;
+  const tokens = countContextTokens(options.messages, state.lastUsage).tokens + estimateTokens(options.system.join("\n"));
+  if (!force && tokens < threshold) return;
+  const outcome = await compactHistory({ messages: options.messages, provider: options.provider, context, system: options.system, threshold, state, force, signal });
+  if (outcome.kind === "failed") {
+    state.failures++;
+    yield { type: "compact_boundary", outcome, trigger: "auto" };
+    if (state.failures >= MAX_FAILED_COMPACTIONS) {
+      yield { type: "notice", level: "error", message: `compaction failed ${MAX_FAILED_COMPACTIONS} times in a row; it will not be tried again in this session (${outcome.message})` };
+    }
+    return;
+  }
+  state.failures = 0;
+  yield { type: "compact_boundary", outcome, trigger: "auto", messages: [...options.messages] };
 }
 
 function* end(result: AgentResult): Generator<AgentEvent, AgentResult> {

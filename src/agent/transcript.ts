@@ -16,7 +16,9 @@ export type TranscriptEntry =
   | { type: "session"; uuid: string; parentUuid: null; sessionId: string; timestamp: string; cwd: string; version: number; model?: string }
   | { type: "message"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; message: Message }
   | { type: "result"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; reason: string; turns: number; durationMs: number }
-  | { type: "repair"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; problems: string[] };
+  | { type: "repair"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; problems: string[] }
+  /** The history was compacted: the messages after this line replace everything before it. */
+  | { type: "compact_boundary"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; trigger: string; kind: string; tokensBefore: number; tokensAfter: number };
 
 export function projectTranscriptDir(home: string, cwd: string): string {
   return path.join(home, "projects", projectKey(cwd));
@@ -32,6 +34,8 @@ export interface TranscriptWriter {
   append(message: Message): void;
   result(result: { reason: string; turns: number; durationMs: number }): void;
   repaired(problems: string[]): void;
+  /** Writes a compact_boundary line, then the new history after it. */
+  compacted(info: { trigger: string; kind: string; tokensBefore: number; tokensAfter: number }, messages: readonly Message[]): void;
 }
 
 /**
@@ -60,6 +64,10 @@ export function openTranscript(options: { home: string; cwd: string; sessionId: 
     append: (message) => write({ type: "message", ...base(), message }),
     result: (result) => write({ type: "result", ...base(), ...result }),
     repaired: (problems) => write({ type: "repair", ...base(), problems }),
+    compacted: (info, messages) => {
+      write({ type: "compact_boundary", ...base(), ...info });
+      for (const message of messages) write({ type: "message", ...base(), message });
+    },
   };
 }
 
@@ -122,7 +130,8 @@ export function loadTranscript(file: string): LoadedTranscript {
     path: file,
     cwd: session?.cwd,
     startedAt: session?.timestamp,
-    messages: ordered.flatMap((e) => (e.type === "message" ? [e.message] : [])),
+    // After a compaction only what follows its boundary is the history; the lines before stay for the record.
+    messages: ordered.slice(ordered.findLastIndex((e) => e.type === "compact_boundary") + 1).flatMap((e) => (e.type === "message" ? [e.message] : [])),
     lastUuid: entries.at(-1)?.uuid ?? null,
     problems,
     turns: ordered.filter((e) => e.type === "result").reduce((n, e) => n + (e as Extract<TranscriptEntry, { type: "result" }>).turns, 0),

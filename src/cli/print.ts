@@ -9,6 +9,8 @@ import { exitCodeFor, runHeadless, type InputFormat, type OutputFormat } from ".
 import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { findSession, loadTranscript, openTranscript, SessionNotFoundError } from "../agent/transcript.js";
 import { repairHistory } from "../agent/history.js";
+import { compactionThreshold } from "../agent/compact.js";
+import { getModelInfo, readModelOverrides } from "../providers/index.js";
 import { getToolgateHome } from "../util/home.js";
 import type { Message } from "../core/messages.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
@@ -153,6 +155,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         maxTurns,
         signal: controller.signal,
         permissionPromptTool,
+        compactionThreshold: compactionThreshold(getModelInfo(provider.model, readModelOverrides(merged))),
         classifier: session.context.getAppState().toolPermissionContext.mode === "auto" ? createAutoModeClassifier(provider) : undefined,
       });
       return interrupts > 0 ? 130 : exitCodeFor(result);

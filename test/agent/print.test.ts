@@ -7,8 +7,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
+
+// Each test starts the real CLI one to four times; on a loaded 2-core machine a start takes seconds.
+vi.setConfig({ testTimeout: 120_000 });
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cliEntry = path.join(repoRoot, "src/cli/main.ts");
@@ -356,4 +359,47 @@ describe("toolgate -p: transcripts and resume", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--resume: no session of this project starts with "zzzz"/);
   });
+});
+
+describe("toolgate -p: compaction", () => {
+  it("auto-compacts near a small configured window; the transcript resumes from the compacted history; /compact works by hand", async () => {
+    const dir = project({ "TOOLGATE.md": "Always answer in haiku.\n" });
+    fs.mkdirSync(path.join(dir, ".toolgate"));
+    fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ models: { "claude-sonnet-4-5": { contextWindow: 8_000, maxOutputTokens: 1_000 } } }));
+    const long = `long answer ${"z".repeat(30_000)}`;
+    const server = await serve({
+      turns: [
+        { content: [{ type: "text", text: long }], usage: { input_tokens: 500, output_tokens: 7_500 } },
+        { content: [{ type: "text", text: "SUMMARY-OF-EARLIER-WORK" }] },
+        { content: [{ type: "text", text: "after compaction" }], usage: { input_tokens: 900, output_tokens: 5 } },
+        { content: [{ type: "text", text: "third run" }], usage: { input_tokens: 950, output_tokens: 5 } },
+        { content: [{ type: "text", text: "MANUAL-SUMMARY" }] },
+      ],
+    });
+    const env = envFor(server, "anthropic", dir);
+    const args = ["--cwd", dir, "--output-format", "stream-json", "--no-sandbox"];
+    expect((await start(["-p", "write a long essay", ...args], env).done).code).toBe(0);
+    const second = await start(["-p", "now shorten it", ...args, "--continue"], env).done;
+    expect(second.code).toBe(0);
+    expect(second.lines.find((l) => l.subtype === "compact_boundary")).toMatchObject({ trigger: "auto", kind: "summarised" });
+    const [, summaryRequest, next] = server.requests().map((r) => r.body);
+    expect(summaryRequest.tools ?? []).toEqual([]);
+    const sent = JSON.stringify(next.messages);
+    expect(sent).toContain("SUMMARY-OF-EARLIER-WORK");
+    expect(sent).not.toContain("z".repeat(1_000));
+    expect(next.messages.at(-1).content[0].text).toBe("now shorten it");
+    expect(JSON.stringify(next.system)).toContain("Always answer in haiku.");
+
+    // The next run continues from the compacted history, not the long original.
+    const third = await start(["-p", "thanks", ...args, "--continue"], env).done;
+    expect(third.code).toBe(0);
+    const thirdSent = JSON.stringify(server.requests()[3].body.messages);
+    expect(thirdSent).toContain("SUMMARY-OF-EARLIER-WORK");
+    expect(thirdSent).not.toContain("z".repeat(1_000));
+
+    const manual = await start(["-p", "/compact keep the haiku rule", ...args, "--continue"], env).done;
+    expect(manual.code).toBe(0);
+    expect(manual.lines.find((l) => l.subtype === "compact_boundary")).toMatchObject({ trigger: "manual", kind: "summarised" });
+    expect(JSON.stringify(server.requests()[4].body.messages)).toContain("Focus on: keep the haiku rule");
+  }, 180_000);
 });

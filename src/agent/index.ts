@@ -7,5 +7,7 @@ export { readEnvironment, readGitState, formatEnvironment, type Environment, typ
 export { createRepeatGuard, repeatedCallNotice, REPEAT_LIMIT, type RepeatGuard } from "./repeatGuard.js";
 export { estimateCostUSD, priceOf } from "./cost.js";
 export { repairHistory, INTERRUPTED_RESULT } from "./history.js";
-export { openTranscript, loadTranscript, listSessions, findSession, transcriptPath, projectTranscriptDir, SessionNotFoundError, TRANSCRIPT_VERSION, type TranscriptWriter, type TranscriptEntry, type LoadedTranscript, type SessionSummary } from "./transcript.js";
+export { openTranscript, loadTranscript, pruneSessions, listSessions, findSession, transcriptPath, projectTranscriptDir, SessionNotFoundError, TRANSCRIPT_VERSION, type TranscriptWriter, type TranscriptEntry, type LoadedTranscript, type SessionSummary } from "./transcript.js";
 export { createAutoModeClassifier, classifierMayDecide, parseVerdict, type AutoModeClassifier, type AutoModeVerdict } from "./autoMode.js";
+export { compactHistory, clearOldToolOutputs, compactionThreshold, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
+export { cleanupSettingsSection, readCleanupPeriodDays, DEFAULT_CLEANUP_PERIOD_DAYS } from "./settingsSection.js";

@@ -191,3 +191,33 @@ export function findSession(home: string, cwd: string, idOrPrefix: string | unde
   if (matches.length === 0) throw new SessionNotFoundError(`no session of this project starts with ${JSON.stringify(idOrPrefix)} (looked in ${where}; run toolgate sessions to list them)`);
   throw new SessionNotFoundError(`${matches.length} sessions start with ${JSON.stringify(idOrPrefix)}: ${matches.map((s) => s.sessionId).join(", ")}; give more of the id`);
 }
+
+/**
+ * Deletes this project's sessions untouched for more than `days`: the transcript and the session's directory
+ * (checkpoints, persisted results). Returns the ids removed. A file that cannot be removed is left alone.
+ */
+export function pruneSessions(home: string, cwd: string, days: number, keep?: string): string[] {
+  const dir = projectTranscriptDir(home, cwd);
+  const cutoff = Date.now() - days * 86_400_000;
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const id = name.slice(0, -".jsonl".length);
+    if (id === keep) continue;
+    const file = path.join(dir, name);
+    try {
+      if (fs.statSync(file).mtimeMs >= cutoff) continue;
+      fs.rmSync(path.join(dir, id), { recursive: true, force: true });
+      fs.rmSync(file, { force: true });
+      removed.push(id);
+    } catch {
+      // in use or not ours to remove: try again next time
+    }
+  }
+  return removed;
+}

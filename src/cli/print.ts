@@ -7,7 +7,8 @@ import { readEnvironment } from "../agent/environment.js";
 import { buildSystemPrompt } from "../agent/systemPrompt.js";
 import { exitCodeFor, runHeadless, type InputFormat, type OutputFormat } from "../agent/headless.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
-import { findSession, loadTranscript, openTranscript, SessionNotFoundError } from "../agent/transcript.js";
+import { findSession, loadTranscript, openTranscript, pruneSessions, SessionNotFoundError } from "../agent/transcript.js";
+import { readCleanupPeriodDays } from "../agent/settingsSection.js";
 import { repairHistory } from "../agent/history.js";
 import { compactionThreshold } from "../agent/compact.js";
 import { getModelInfo, readModelOverrides } from "../providers/index.js";
@@ -129,6 +130,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       const sessionStart = await session.context.hookRunner?.sessionStart?.({ context: session.context, source: "startup" });
       for (const notice of sessionStart?.notices ?? []) process.stderr.write(`[toolgate] ${notice.hookEvent} hook ${notice.level}: ${notice.message}\n`);
       const startContext = sessionStart?.additionalContext ?? [];
+      pruneSessions(session.context.paths.home, cwd, readCleanupPeriodDays(merged), session.context.sessionId);
       const messages: Message[] = resumed?.messages ?? [];
       const transcript = openTranscript({ home: session.context.paths.home, cwd, sessionId: session.context.sessionId, model: provider.model, lastUuid: resumed?.lastUuid });
       if (resumed) {

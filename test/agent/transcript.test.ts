@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repairHistory, INTERRUPTED_RESULT } from "../../src/agent/history.js";
-import { findSession, listSessions, loadTranscript, openTranscript } from "../../src/agent/transcript.js";
+import { findSession, listSessions, loadTranscript, openTranscript, pruneSessions } from "../../src/agent/transcript.js";
 import { createFileHistory } from "../../src/core/fileHistory.js";
 import type { Message } from "../../src/core/messages.js";
 
@@ -106,5 +106,20 @@ describe("transcript file", () => {
     second.checkpoint(path.join(dir, "new.txt"), "msg_2");
     expect(second.rewind("msg_1").restored).toEqual([file]);
     expect(fs.readFileSync(file, "utf8")).toBe("original");
+  });
+
+  it("prunes sessions untouched for longer than the period, with their directories, never the current one", () => {
+    const home = tmp();
+    const cwd = "/work/prune";
+    const old = openTranscript({ home, cwd, sessionId: "old-1" });
+    const current = openTranscript({ home, cwd, sessionId: "current-1" });
+    const fresh = openTranscript({ home, cwd, sessionId: "fresh-1" });
+    const oldDir = path.join(path.dirname(old.path), "old-1");
+    fs.mkdirSync(path.join(oldDir, "file-history"), { recursive: true });
+    const longAgo = new Date(Date.now() - 40 * 86_400_000);
+    for (const file of [old.path, current.path]) fs.utimesSync(file, longAgo, longAgo);
+    expect(pruneSessions(home, cwd, 30, "current-1")).toEqual(["old-1"]);
+    expect(fs.existsSync(old.path) || fs.existsSync(oldDir)).toBe(false);
+    expect(fs.existsSync(current.path) && fs.existsSync(fresh.path)).toBe(true);
   });
 });

@@ -204,7 +204,11 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       const system = deferredNote ? [...options.system, deferredNote] : [...options.system];
 
       const assistant: AssistantMessage = { role: "assistant", id: undefined, content: [] };
-      const executor = createStreamingToolExecutor(context, options.canUseTool, { assistantMessage: assistant });
+      // Tools get their own abort: an interrupt lets calls of tools that `block` finish and cancels the rest.
+      const executor = createStreamingToolExecutor({ ...context, abortController: new AbortController() }, options.canUseTool, { assistantMessage: assistant });
+      const onInterrupt = () => executor.interrupt(INTERRUPTED);
+      if (controller.signal.aborted) onInterrupt();
+      else controller.signal.addEventListener("abort", onInterrupt, { once: true });
       const assembler = new MessageAssembler();
       const started: string[] = [];
       const finishedCalls = new Set<string>();
@@ -293,7 +297,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       const stop = assembler.stop ?? { reason: "error" as const, complete: false };
 
       // A cut-short message: its unfinished calls are cancelled, the finished ones still get their results.
-      if (!stop.complete) executor.abort(controller.signal.aborted ? INTERRUPTED : "The model's response was cut short, so this call was stopped.");
+      if (!stop.complete && !controller.signal.aborted) executor.abort("The model's response was cut short, so this call was stopped.");
       executor.finish();
 
       // The message is history the moment it is complete, before its tools finish: a crash then loses no call.
@@ -309,6 +313,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
         yield* drain();
       }
       await pump;
+      controller.signal.removeEventListener("abort", onInterrupt);
 
       let preventContinuation: { reason: string } | undefined;
       if (hasToolUse) {

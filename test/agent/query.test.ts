@@ -280,3 +280,66 @@ describe("README library example", () => {
     expect(server.requests()[0].body.system.map((b: { text: string }) => b.text).join("\n")).toContain(`Working directory: ${dir}`);
   });
 });
+
+describe("interrupts and interruptBehavior", () => {
+  it("a running call of a tool that blocks interrupts finishes; the others are cancelled; every call has its result", async () => {
+    const { buildTool } = await import("../../src/core/buildTool.js");
+    const { getBuiltinTools } = await import("../../src/tools/index.js");
+    const { z } = await import("zod");
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-block-")));
+    const marker = path.join(dir, "finished");
+    const migrate = buildTool({
+      name: "Migrate",
+      maxResultSizeChars: 1000,
+      inputSchema: z.strictObject({ ms: z.number() }),
+      description: () => "runs a migration that must not stop half way",
+      prompt: () => "runs a migration",
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      interruptBehavior: () => "block" as const,
+      call: async ({ ms }) => {
+        await new Promise((r) => setTimeout(r, ms));
+        fs.writeFileSync(marker, "done");
+        return { data: "migrated" };
+      },
+      mapToolResultToToolResultBlockParam: (text: string, id) => ({ type: "tool_result", tool_use_id: id, content: text }),
+    });
+    const session = await createSession({ cwd: dir, home: path.join(dir, ".home"), sandbox: false, tools: [...getBuiltinTools(), migrate], allowedTools: ["Migrate"] });
+    sessions.push(session);
+    const server = await serve({
+      turns: [
+        {
+          content: [
+            { type: "tool_use", id: "m1", name: "Migrate", input: { ms: 1_500 } },
+            { type: "tool_use", id: "s1", name: "Bash", input: { command: "sleep 30" } },
+          ],
+        },
+      ],
+    });
+    const controller = new AbortController();
+    const messages: Message[] = [];
+    const running = new Set<string>();
+    let interruptedAt = 0;
+    const { result } = await drive(
+      query("migrate", { provider: anthropicAt(server), context: session.context, canUseTool: session.canUseTool, system: [], messages, signal: controller.signal }),
+      (e) => {
+        // Interrupt while both run in parallel (a read-only `sleep` is concurrency-safe): Migrate is mid-way.
+        if (e.type === "tool" && e.update.type === "status" && e.update.status === "running") running.add(e.update.toolName);
+        if (running.size === 2 && !interruptedAt) {
+          interruptedAt = Date.now();
+          setTimeout(() => controller.abort(), 100);
+        }
+      },
+    );
+    expect(result.reason).toBe("aborted");
+    expect(interruptedAt).toBeGreaterThan(0);
+    expectPaired(messages);
+    expect(fs.readFileSync(marker, "utf8")).toBe("done");
+    const reply = messages.at(-1)!.content as Array<{ tool_use_id: string; content: unknown; is_error?: boolean }>;
+    const byId = Object.fromEntries(reply.map((b) => [b.tool_use_id, b]));
+    expect(byId.m1).toMatchObject({ content: "migrated" });
+    expect(byId.m1.is_error).toBeFalsy();
+    expect(byId.s1.is_error).toBe(true);
+    expect(JSON.stringify(byId.s1.content)).toMatch(/interrupted/);
+  });
+});

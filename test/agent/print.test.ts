@@ -14,7 +14,21 @@ import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from
 vi.setConfig({ testTimeout: 120_000 });
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const cliEntry = path.join(repoRoot, "src/cli/main.ts");
+
+/** Newest modification time of any file under `dir`. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+// The built CLI, as users run it, when it is up to date with the sources (CI builds it in `npm ci`); else the
+// sources through tsx, so a stale build never hides a change.
+const builtCli = path.join(repoRoot, "dist/cli/main.js");
+const cliArgs = fs.existsSync(builtCli) && fs.statSync(builtCli).mtimeMs >= newestMtime(path.join(repoRoot, "src")) ? [builtCli] : ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts")];
 const permissionServer = path.join(repoRoot, "test/agent/fixtures/permissionServer.ts");
 
 const servers: FakeModelServer[] = [];
@@ -50,7 +64,7 @@ function envFor(server: FakeModelServer, provider: "anthropic" | "openai", dir: 
 }
 
 function start(args: string[], env: NodeJS.ProcessEnv, stdin?: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", cliEntry, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   const lines: Array<Record<string, any>> = [];

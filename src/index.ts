@@ -5,6 +5,7 @@ export * from "./settings/index.js";
 export * from "./hooks/index.js";
 export * from "./mcp/index.js";
 export * from "./providers/index.js";
+export * from "./agent/index.js";
 export { createSession, type Session, type SessionOptions } from "./session/index.js";
 export { loadSettings, settingsSections } from "./session/settings.js";
 export { runExec, type ExecSession, type ExecIO, type ExecSummary } from "./cli/exec.js";

@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { PERMISSION_MODES } from "../core/permissionTypes.js";
 import { packageVersion } from "./version.js";
-import { EXIT_USAGE, reportFailure, wantsStackTraces } from "./errors.js";
+import { EXIT_USAGE, reportFailure, UsageError, wantsStackTraces } from "./errors.js";
 import { collect, type SessionFlags } from "./flags.js";
 
 // Subcommands are imported lazily so `toolgate --help` and `exec` load only what they use (never the UI).
@@ -40,6 +40,35 @@ const program = new Command("toolgate")
   // Errors are thrown to the guard at the bottom instead of exiting, and printed as one line.
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(formatCommanderError(text)) });
+
+// `toolgate -p PROMPT`: the agent without a UI. Program options come before any subcommand, so `exec --cwd`
+// stays exec's own flag.
+program.enablePositionalOptions();
+withSessionFlags(program)
+  .argument("[prompt]", "the prompt for -p (or give it on stdin)")
+  .option("-p, --print", "run the agent on the prompt and print the answer, without a UI")
+  .option("--output-format <format>", "with -p: text (the answer), json (one result object) or stream-json (one event per line)")
+  .option("--input-format <format>", "with -p: text, or stream-json (user messages and control requests on stdin, one JSON per line)")
+  .option("--verbose", "with -p: tool activity and warnings on stderr (text, json); progress events (stream-json)")
+  .option("--include-partial-messages", "with --output-format stream-json: also print the model's output as it streams")
+  .option("--model <model>", "the model, e.g. claude-sonnet-4-5 or qwen3:8b (default: settings, env, then the provider's default)")
+  .option("--provider <name>", "anthropic or openai (any OpenAI-compatible server)")
+  .option("--base-url <url>", "the API's base URL, e.g. http://127.0.0.1:11434/v1 for Ollama")
+  .option("--system-prompt <text>", "replace toolgate's system prompt (the environment and project instructions stay)")
+  .option("--append-system-prompt <text>", "add to the end of the system prompt")
+  .option("--max-turns <n>", "stop after this many model requests")
+  .option("--permission-prompt-tool <mcp-tool>", "an MCP tool (mcp__server__tool) that answers permission questions")
+  .option("-c, --continue", "with -p: continue the most recent session of this project")
+  .option("-r, --resume [id]", "with -p: continue the session with this id (or the start of it); toolgate sessions lists them")
+  .action(async (prompt: string | undefined, flags: SessionFlags & { print?: boolean }) => {
+    if (!flags.print) {
+      if (prompt !== undefined) throw new UsageError(`unknown command ${JSON.stringify(prompt)}; to run the agent on a prompt use -p: toolgate -p ${JSON.stringify(prompt)}`);
+      program.outputHelp();
+      return;
+    }
+    const { printCommand } = await import("./print.js");
+    process.exitCode = await printCommand(prompt, flags);
+  });
 
 withSessionFlags(
   program
@@ -94,6 +123,13 @@ withSessionFlags(
   .action(async (flags: SessionFlags & { connect?: boolean; json?: boolean }) => {
     const { doctorCommand } = await import("./doctor.js");
     process.exitCode = await doctorCommand(flags);
+  });
+
+withSessionFlags(program.command("sessions").description("List this project's agent sessions, newest first: id, start, turns, size, last prompt."))
+  .option("--json", "print JSON")
+  .action(async (flags: SessionFlags & { json?: boolean }) => {
+    const { sessionsCommand } = await import("./sessions.js");
+    process.exitCode = await sessionsCommand(flags);
   });
 
 const mcp = program.command("mcp").description("MCP servers: list the configured ones, or serve toolgate's tools.");

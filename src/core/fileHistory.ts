@@ -55,9 +55,38 @@ function resolveTarget(filePath: string): string {
   }
 }
 
-export function createFileHistory(historyDir: string): FileHistory {
+/**
+ * The checkpoints a previous process of the same session left (a resumed session rewinds like a live one).
+ * Entries whose backup file is gone are left out: restoring them could not be done faithfully.
+ */
+function loadManifest(historyDir: string): { snapshots: Snapshot[]; counter: number } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(path.join(historyDir, "manifest.json"), "utf8"));
+  } catch {
+    return { snapshots: [], counter: 0 };
+  }
   const snapshots: Snapshot[] = [];
   let counter = 0;
+  for (const item of Array.isArray(raw) ? raw : []) {
+    if (!item || typeof item.messageId !== "string" || !Array.isArray(item.files)) continue;
+    const files = new Map<string, FileBackup>();
+    for (const file of item.files as FileBackup[]) {
+      if (!file || typeof file.filePath !== "string") continue;
+      if (file.backup !== null && (typeof file.backup !== "string" || !fs.existsSync(file.backup))) continue;
+      files.set(file.filePath, { filePath: file.filePath, backup: file.backup, ...(typeof file.mode === "number" ? { mode: file.mode } : {}) });
+      const n = file.backup ? Number.parseInt(path.basename(file.backup), 10) : 0;
+      if (Number.isFinite(n)) counter = Math.max(counter, n);
+    }
+    snapshots.push({ messageId: item.messageId, files });
+  }
+  return { snapshots, counter };
+}
+
+export function createFileHistory(historyDir: string): FileHistory {
+  const loaded = loadManifest(historyDir);
+  const snapshots: Snapshot[] = loaded.snapshots;
+  let counter = loaded.counter;
 
   const snapshotFor = (messageId: string): Snapshot => {
     let snap = snapshots.find((s) => s.messageId === messageId);

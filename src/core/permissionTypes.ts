@@ -3,7 +3,7 @@
  * and every tool's own checkPermissions. Only types live here; the engine implements them.
  */
 
-export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] as const;
+export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 /** Rule sources, lowest precedence first. */

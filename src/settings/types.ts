@@ -34,7 +34,7 @@ export interface PermissionsSettings {
   deny?: string[];
   ask?: string[];
   /** One of the permission modes (checked by the permissions section). */
-  defaultMode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+  defaultMode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk" | "auto";
   additionalDirectories?: string[];
   /** toolgate's own: a deny or ask rule naming no tool is an error instead of a warning. */
   strict?: boolean;

@@ -47,10 +47,21 @@ export function partitionToolCalls(blocks: readonly ToolUseBlock[], context: Too
 
 export type ExecutorUpdate = ToolUseUpdate | ToolStatusUpdate;
 
+/** A running call of a tool whose `interruptBehavior()` is `block` is left to finish when the user interrupts. */
+function finishesWhenInterrupted(block: ToolUseBlock, context: ToolUseContext): boolean {
+  try {
+    return findToolByName(getCurrentTools(context), block.name)?.interruptBehavior?.() === "block";
+  } catch {
+    return false;
+  }
+}
+
 interface ScheduledCall {
   block: ToolUseBlock;
   assistantMessage: AssistantMessage;
   batch: Batch;
+  /** Follows the batch's controller; an interrupt aborts it unless the call's tool finishes what it started. */
+  controller: AbortController;
   started: boolean;
   result?: ToolResultUpdate;
 }
@@ -71,6 +82,11 @@ export interface ToolCallScheduler {
   close(): void;
   /** Cancel every unfinished call (each still gets its one, cancellation, result). */
   abort(reason?: string): void;
+  /**
+   * The user interrupted: running calls whose tool's `interruptBehavior()` is `block` finish; every other
+   * unfinished call is cancelled with `reason`.
+   */
+  interrupt(reason: string): void;
   /** Progress and status as they happen, results in the order the calls were added. One consumer. */
   readonly updates: AsyncIterable<ExecutorUpdate>;
   /** The context after the contextModifiers of the calls finished so far. */
@@ -118,6 +134,8 @@ export function createToolCallScheduler(
   let closed = false;
   let flushed = 0;
   let running = 0;
+  let interrupted = false;
+  let interruptReason: AbortError | undefined;
   let resolveDone!: (results: ToolResultUpdate[]) => void;
   const done = new Promise<ToolResultUpdate[]>((resolve) => (resolveDone = resolve));
 
@@ -150,10 +168,10 @@ export function createToolCallScheduler(
 
   const run = async (call: ScheduledCall) => {
     const batch = call.batch;
-    batch.context ??= { ...current, abortController: batch.controller };
+    batch.context ??= current;
     running++;
     try {
-      for await (const update of runToolUse(call.block, call.assistantMessage, canUseTool, batch.context)) {
+      for await (const update of runToolUse(call.block, call.assistantMessage, canUseTool, { ...batch.context, abortController: call.controller })) {
         if (update.type === "progress") {
           out.push(update);
           continue;
@@ -174,7 +192,7 @@ export function createToolCallScheduler(
 
   /** Start what may start: the first unfinished batch's waiting calls, up to the cap; once aborted, everything. */
   const pump = () => {
-    const aborted = root.signal.aborted;
+    const aborted = root.signal.aborted || interrupted;
     for (const batch of batches) {
       const limit = batch.safe ? cap : 1;
       for (const call of batch.calls) {
@@ -194,7 +212,12 @@ export function createToolCallScheduler(
       const last = batches[batches.length - 1];
       const batch = safe && last?.safe ? last : newBatch(safe);
       if (batch !== last) batches.push(batch);
-      const call: ScheduledCall = { block, assistantMessage, batch, started: false };
+      const controller = new AbortController();
+      setMaxListeners(Math.max(10, cap * 4), controller.signal);
+      const follow = () => controller.abort(batch.controller.signal.reason);
+      if (batch.controller.signal.aborted || interrupted) controller.abort(batch.controller.signal.reason ?? interruptReason);
+      else batch.controller.signal.addEventListener("abort", follow, { once: true });
+      const call: ScheduledCall = { block, assistantMessage, batch, controller, started: false };
       batch.calls.push(call);
       calls.push(call);
       ours.add(block.id);
@@ -207,6 +230,16 @@ export function createToolCallScheduler(
     },
     abort(reason) {
       if (!root.signal.aborted) root.abort(reason === undefined ? undefined : new AbortError(reason));
+      pump();
+    },
+    interrupt(reason) {
+      if (interrupted || root.signal.aborted) return;
+      interrupted = true;
+      interruptReason = new AbortError(reason);
+      for (const call of calls) {
+        if (call.result || (call.started && finishesWhenInterrupted(call.block, current))) continue;
+        call.controller.abort(interruptReason);
+      }
       pump();
     },
     updates: out,

@@ -11,6 +11,8 @@ export interface StreamingToolExecutor {
   finish(): void;
   /** Stop every unfinished call; each gets its cancellation result (the reason, when given, is what the model reads). */
   abort(reason?: string): void;
+  /** The user interrupted: calls of tools that `block` on interrupts finish, the others are cancelled with `reason`. */
+  interrupt(reason: string): void;
   /** Status, progress and results as they happen; results in block order. Ends after the last result. One consumer. */
   readonly updates: AsyncIterable<ExecutorUpdate>;
   /** Once finished and every call is done: the user message with one tool_result per block, in order. */
@@ -46,6 +48,7 @@ export function createStreamingToolExecutor(
     },
     finish: () => scheduler.close(),
     abort: (reason) => scheduler.abort(reason),
+    interrupt: (reason) => scheduler.interrupt(reason),
     updates: scheduler.updates,
     result: async () => buildToolResultMessage(await scheduler.done, scheduler.context()),
     getContext: () => scheduler.context(),

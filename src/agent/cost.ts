@@ -1,0 +1,43 @@
+/**
+ * What a session cost, where the model's list price is known (USD per million tokens, public price lists as of
+ * late 2026). Unknown models (local ones, new releases) report no cost rather than a wrong one.
+ */
+import type { UsageTotals } from "./query.js";
+
+interface Price {
+  input: number;
+  output: number;
+  cacheWrite: number;
+  cacheRead: number;
+}
+
+// Longest prefix wins, so "claude-opus-4-5" is not priced as "claude-opus-4".
+const PRICES: ReadonlyArray<[prefix: string, price: Price]> = [
+  ["claude-opus-4-5", { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 }],
+  ["claude-opus-4", { input: 15, output: 75, cacheWrite: 18.75, cacheRead: 1.5 }],
+  ["claude-sonnet-4", { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 }],
+  ["claude-3-7-sonnet", { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 }],
+  ["claude-haiku-4-5", { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 }],
+  ["claude-3-5-haiku", { input: 0.8, output: 4, cacheWrite: 1, cacheRead: 0.08 }],
+  ["gpt-4o-mini", { input: 0.15, output: 0.6, cacheWrite: 0.15, cacheRead: 0.075 }],
+  ["gpt-4o", { input: 2.5, output: 10, cacheWrite: 2.5, cacheRead: 1.25 }],
+  ["gpt-4.1-mini", { input: 0.4, output: 1.6, cacheWrite: 0.4, cacheRead: 0.1 }],
+  ["gpt-4.1", { input: 2, output: 8, cacheWrite: 2, cacheRead: 0.5 }],
+  ["gpt-5-mini", { input: 0.25, output: 2, cacheWrite: 0.25, cacheRead: 0.025 }],
+  ["gpt-5", { input: 1.25, output: 10, cacheWrite: 1.25, cacheRead: 0.125 }],
+];
+
+export function priceOf(model: string): Price | undefined {
+  let best: [string, Price] | undefined;
+  for (const entry of PRICES) if (model.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
+  return best?.[1];
+}
+
+/** The cost in USD, rounded to a millionth of a dollar, or undefined for a model without a known price. */
+export function estimateCostUSD(model: string, usage: UsageTotals): number | undefined {
+  const price = priceOf(model);
+  if (!price) return undefined;
+  const dollars =
+    (usage.inputTokens * price.input + usage.outputTokens * price.output + usage.cacheCreationInputTokens * price.cacheWrite + usage.cacheReadInputTokens * price.cacheRead) / 1_000_000;
+  return Math.round(dollars * 1_000_000) / 1_000_000;
+}

@@ -1,0 +1,71 @@
+/**
+ * Keeps a conversation valid for the API: every tool_use is answered by exactly one tool_result in the message
+ * right after it. A history loaded after a crash (or built by a caller) may break that; a broken one would be
+ * refused on every request from then on, so it is repaired here and each repair is reported.
+ */
+import type { AssistantContentBlock, Message, TextBlock, ToolResultBlockParam, ToolUseBlock, UserMessage } from "../core/messages.js";
+
+export const INTERRUPTED_RESULT = "The session ended before this tool call finished (it was interrupted); it may have partly run.";
+
+type UserBlock = ToolResultBlockParam | TextBlock;
+
+function toolUseIds(content: readonly AssistantContentBlock[]): string[] {
+  return content.filter((b): b is ToolUseBlock => b.type === "tool_use").map((b) => b.id);
+}
+
+function placeholder(id: string): ToolResultBlockParam {
+  return { type: "tool_result", tool_use_id: id, content: `<tool_use_error>${INTERRUPTED_RESULT}</tool_use_error>`, is_error: true };
+}
+
+function blocksOf(message: UserMessage): UserBlock[] {
+  return typeof message.content === "string" ? [{ type: "text", text: message.content }] : [...message.content];
+}
+
+/** Repairs `messages` in place; returns one sentence per repair (empty when the history was valid). */
+export function repairHistory(messages: Message[]): string[] {
+  const problems: string[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (message.role === "assistant") {
+      if (message.content.length === 0) {
+        messages.splice(i--, 1);
+        problems.push("an empty assistant message was dropped");
+        continue;
+      }
+      const ids = toolUseIds(message.content);
+      if (ids.length === 0) continue;
+      const next = messages[i + 1];
+      if (next?.role !== "user") {
+        messages.splice(i + 1, 0, { role: "user", content: ids.map(placeholder) });
+        problems.push(`${ids.length} tool call(s) without a result got an interruption result (${ids.join(", ")})`);
+        i++;
+        continue;
+      }
+      const blocks = blocksOf(next);
+      const results = new Map<string, ToolResultBlockParam>();
+      const others: UserBlock[] = [];
+      for (const block of blocks) {
+        if (block.type !== "tool_result") others.push(block);
+        else if (!ids.includes(block.tool_use_id)) problems.push(`a tool_result for ${block.tool_use_id}, which no tool call asked for, was dropped`);
+        else if (results.has(block.tool_use_id)) problems.push(`a second tool_result for ${block.tool_use_id} was dropped`);
+        else results.set(block.tool_use_id, block);
+      }
+      const missing = ids.filter((id) => !results.has(id));
+      if (missing.length) problems.push(`${missing.length} tool call(s) without a result got an interruption result (${missing.join(", ")})`);
+      const repaired: UserBlock[] = [...ids.map((id) => results.get(id) ?? placeholder(id)), ...others];
+      const inOrder = blocks.length === repaired.length && blocks.every((b, k) => b === repaired[k]);
+      if (!inOrder) messages[i + 1] = { role: "user", content: repaired };
+      i++;
+      continue;
+    }
+    // A user message not right after a tool call: any tool_result in it answers nothing.
+    if (typeof message.content === "string") continue;
+    const orphans = message.content.filter((b) => b.type === "tool_result");
+    if (!orphans.length) continue;
+    for (const orphan of orphans) problems.push(`a tool_result for ${(orphan as ToolResultBlockParam).tool_use_id}, which no tool call asked for, was dropped`);
+    const kept = message.content.filter((b) => b.type !== "tool_result");
+    if (kept.length) messages[i] = { role: "user", content: kept };
+    else messages.splice(i--, 1);
+  }
+  return problems;
+}

@@ -1,0 +1,426 @@
+/**
+ * The agent loop: call the model, run each tool call as soon as its block is complete, send the results back,
+ * and repeat until the model stops. Every stop has a named reason, and whatever happens, every tool_use in the
+ * history gets exactly one tool_result, so the next request is always valid.
+ */
+import { randomUUID } from "node:crypto";
+import type { CanUseToolFn, HookNotice, ToolUseContext } from "../core/Tool.js";
+import type { AssistantContentBlock, AssistantMessage, Message, TextBlock, ToolResultBlockParam, ToolUseBlock, UserMessage } from "../core/messages.js";
+
+type UserBlock = Exclude<UserMessage["content"], string>[number];
+import { createStreamingToolExecutor, type ExecutorUpdate } from "../core/executor/index.js";
+import { formatError } from "../core/errors.js";
+import {
+  MessageAssembler,
+  deferredToolsNote,
+  toolDefinitionsForModel,
+  type Provider,
+  type ProviderError,
+  type ProviderEvent,
+  type Usage,
+} from "../providers/index.js";
+import { createRepeatGuard, repeatedCallNotice, REPEAT_LIMIT } from "./repeatGuard.js";
+import { repairHistory } from "./history.js";
+import { compactHistory, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
+import { countContextTokens, estimateTokens } from "../providers/index.js";
+
+export type AgentStopReason = "completed" | "max_turns" | "aborted" | "prompt_too_long" | "error" | "hook_stopped";
+
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  /** "estimate" when any turn's usage was counted from characters rather than reported by the API. */
+  source: "api" | "estimate";
+}
+
+export interface PermissionDenial {
+  toolName: string;
+  toolUseID: string;
+  toolInput: unknown;
+}
+
+export interface AgentResult {
+  reason: AgentStopReason;
+  /** Model requests made. */
+  turns: number;
+  durationMs: number;
+  usage: UsageTotals;
+  permissionDenials: PermissionDenial[];
+  /** The text of the model's last message. */
+  text: string;
+  /** What went wrong, for `error`, `prompt_too_long` and `hook_stopped`. */
+  error?: string;
+}
+
+export type AgentEvent =
+  /** A provider event as it streams (text and tool input deltas), for `--include-partial-messages` and the UI. */
+  | { type: "stream"; turn: number; event: ProviderEvent }
+  /** The model's finished message (also a cut-short one, with what arrived). */
+  | { type: "assistant"; turn: number; message: AssistantMessage }
+  /** A message sent to the model: the prompt, tool results, a continuation request. */
+  | { type: "user"; message: UserMessage }
+  /** Tool status, progress and results as they happen. */
+  | { type: "tool"; update: ExecutorUpdate }
+  /** The history was compacted (or compaction failed); `messages` is the new history when it succeeded. */
+  | { type: "compact_boundary"; outcome: CompactionOutcome; trigger: "auto" | "manual"; messages?: Message[] }
+  /** The history broke the tool_use/tool_result pairing (a crash, a caller's edit) and was repaired before a request. */
+  | { type: "history_repaired"; problems: string[] }
+  /** For the user, not the model: hook messages, retries, the repeated-call guard. */
+  | { type: "notice"; level: "info" | "warning" | "error"; message: string }
+  | { type: "result"; result: AgentResult };
+
+export interface QueryOptions {
+  provider: Provider;
+  context: ToolUseContext;
+  canUseTool: CanUseToolFn;
+  /** System prompt sections (see buildSystemPrompt). */
+  system: readonly string[];
+  /** The conversation so far; the loop appends to it, so a caller keeps it across prompts. */
+  messages: Message[];
+  maxTurns?: number;
+  maxTokens?: number;
+  /** Interrupts the model stream and every running tool. */
+  signal?: AbortSignal;
+  /**
+   * Interactive sessions: asked when the model makes the same call for the third time in a row; "stop" ends
+   * the turn. Headless (absent): the model is told it is repeating itself.
+   */
+  onRepeatedCall?: (info: { toolName: string; count: number }) => Promise<"continue" | "stop">;
+  /** Automatic compaction: when the next request would reach `threshold` tokens. Absent: never compacts. */
+  compaction?: { threshold: number; state: CompactionState };
+}
+
+/** How many times in a row the loop asks the model to go on after it hit its output limit. */
+export const MAX_OUTPUT_RECOVERIES = 3;
+
+const INTERRUPTED = "The user interrupted this tool call before it finished; it may have partly run.";
+
+function text(value: string): TextBlock {
+  return { type: "text", text: value };
+}
+
+function isToolUse(block: AssistantContentBlock): block is ToolUseBlock {
+  return block.type === "tool_use";
+}
+
+function textOf(blocks: ReadonlyArray<AssistantContentBlock | UserBlock>): string {
+  return blocks.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("");
+}
+
+function lastText(message: AssistantMessage | undefined): string {
+  return textOf(message?.content ?? []);
+}
+
+function addUsage(totals: UsageTotals, usage: Usage | undefined): void {
+  if (!usage) return;
+  totals.inputTokens += usage.input;
+  totals.outputTokens += usage.output;
+  totals.cacheReadInputTokens += usage.cacheRead;
+  totals.cacheCreationInputTokens += usage.cacheWrite;
+  if (usage.source === "estimate") totals.source = "estimate";
+}
+
+/** A request the API refused because the conversation no longer fits the model's window. */
+function isPromptTooLong(error: ProviderError): boolean {
+  return error.kind === "bad_request" && /prompt is too long|context length|context window|maximum context|too many tokens/i.test(error.message);
+}
+
+/** Wraps a prompt as the first user message, with hook context after it. */
+function promptMessage(prompt: string | UserBlock[], hookContext: string[]): UserMessage {
+  const content: UserBlock[] = typeof prompt === "string" ? [text(prompt)] : [...prompt];
+  for (const extra of hookContext) content.push(text(`<system-reminder>\n${extra}\n</system-reminder>`));
+  return { role: "user", content };
+}
+
+function notices(list: readonly HookNotice[]): AgentEvent[] {
+  return list.map((n) => ({ type: "notice", level: n.level, message: `${n.hookEvent} hook${n.command ? ` (${n.command})` : ""}: ${n.message}` }));
+}
+
+/**
+ * One user prompt through to the model's final answer. Yields events as they happen and ends with exactly one
+ * `result` event (also on errors and interrupts); it does not throw for anything the model, a tool or the
+ * network does.
+ */
+export async function* query(prompt: string | UserBlock[], options: QueryOptions): AsyncGenerator<AgentEvent, AgentResult> {
+  const started = performance.now();
+  const usage: UsageTotals = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, source: "api" };
+  const permissionDenials: PermissionDenial[] = [];
+  let turns = 0;
+  let lastAssistant: AssistantMessage | undefined;
+
+  // One controller for this prompt: the caller's signal reaches the model stream and every tool through it.
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener("abort", onAbort, { once: true });
+  let context: ToolUseContext = { ...options.context, abortController: controller };
+
+  const finish = (reason: AgentStopReason, error?: string): AgentResult => {
+    options.signal?.removeEventListener("abort", onAbort);
+    return {
+      reason,
+      turns,
+      durationMs: Math.round(performance.now() - started),
+      usage,
+      permissionDenials,
+      text: lastText(lastAssistant),
+      ...(error === undefined ? {} : { error }),
+    };
+  };
+
+  try {
+    // UserPromptSubmit: a hook may refuse the prompt (it never reaches the model) or add context to it.
+    const submitted = await context.hookRunner?.userPromptSubmit?.({ context, prompt: typeof prompt === "string" ? prompt : textOf(prompt) });
+    if (submitted) yield* notices(submitted.notices);
+    if (submitted?.block || submitted?.preventContinuation) {
+      const reason = submitted.block?.reason ?? submitted.preventContinuation!.reason;
+      const result = finish("hook_stopped", `A UserPromptSubmit hook refused the prompt: ${reason}`);
+      yield { type: "result", result };
+      return result;
+    }
+    const first = promptMessage(prompt, submitted?.additionalContext ?? []);
+    options.messages.push(first);
+    yield { type: "user", message: first };
+
+    const guard = createRepeatGuard(() => context.options.refreshTools?.() ?? context.options.tools);
+    let outputRecoveries = 0;
+    let stopHookActive = false;
+    let retriedAfterCompaction = false;
+
+    for (;;) {
+      if (controller.signal.aborted) return yield* end(finish("aborted"));
+      if (options.maxTurns !== undefined && turns >= options.maxTurns) return yield* end(finish("max_turns", `Stopped after ${turns} model requests (--max-turns ${options.maxTurns}).`));
+      turns++;
+
+      const problems = repairHistory(options.messages);
+      if (problems.length) yield { type: "history_repaired", problems };
+      if (options.compaction) yield* maybeCompact(options, context, controller.signal, false);
+
+      const tools = context.options.refreshTools?.() ?? context.options.tools;
+      const definitions = await toolDefinitionsForModel(tools, context.getAppState().loadedDeferredTools);
+      const deferredNote = deferredToolsNote(definitions.deferredToolNames);
+      const system = deferredNote ? [...options.system, deferredNote] : [...options.system];
+
+      const assistant: AssistantMessage = { role: "assistant", id: undefined, content: [] };
+      // Tools get their own abort: an interrupt lets calls of tools that `block` finish and cancels the rest.
+      const executor = createStreamingToolExecutor({ ...context, abortController: new AbortController() }, options.canUseTool, { assistantMessage: assistant });
+      const onInterrupt = () => executor.interrupt(INTERRUPTED);
+      if (controller.signal.aborted) onInterrupt();
+      else controller.signal.addEventListener("abort", onInterrupt, { once: true });
+      const assembler = new MessageAssembler();
+      const started: string[] = [];
+      const finishedCalls = new Set<string>();
+      const callErrors = new Map<string, string>();
+      const calls = new Map<string, { name: string; input: unknown }>();
+      const repeatNotices: string[] = [];
+      let stopForRepeat = false;
+
+      // Tool updates arrive while the model still streams: gather them and hand them out between provider events.
+      const pending: ExecutorUpdate[] = [];
+      let wake: (() => void) | undefined;
+      let pumpDone = false;
+      const pump = (async () => {
+        for await (const update of executor.updates) {
+          pending.push(update);
+          wake?.();
+        }
+      })().finally(() => {
+        pumpDone = true;
+        wake?.();
+      });
+      const drain = function* (): Generator<AgentEvent> {
+        while (pending.length) {
+          const update = pending.shift()!;
+          if (update.type === "result") {
+            if (update.outcome === "denied") {
+              const call = calls.get(update.toolUseID);
+              permissionDenials.push({ toolName: call?.name ?? update.tool?.name ?? "?", toolUseID: update.toolUseID, toolInput: call?.input });
+            }
+            yield* notices(update.notices);
+          }
+          yield { type: "tool", update };
+        }
+      };
+
+      try {
+        const stream = options.provider.stream(
+          { model: options.provider.model, system: system.map(text), messages: options.messages, tools: definitions.tools, deferredToolNames: definitions.deferredToolNames, ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) },
+          controller.signal,
+        )[Symbol.asyncIterator]();
+        let next = stream.next();
+        for (;;) {
+          // Tool updates must flow while the model stream is quiet too (a stall, a long tool input).
+          const woken = new Promise<"wake">((resolve) => (wake = () => resolve("wake")));
+          const step = await Promise.race([next, woken]);
+          wake = undefined;
+          yield* drain();
+          if (step === "wake") continue;
+          if (step.done) break;
+          next = stream.next();
+          const event = step.value;
+          assembler.push(event);
+          if (event.type === "message_start" && event.id) assistant.id = event.id;
+          yield { type: "stream", turn: turns, event };
+          if (event.type === "retry") yield { type: "notice", level: "warning", message: `model request failed (${event.reason}); retry ${event.attempt} in ${Math.round(event.delayMs / 1000)} s` };
+          if (event.type === "tool_call_start") started.push(event.id);
+          if (event.type === "tool_call_complete") {
+            finishedCalls.add(event.id);
+            calls.set(event.id, { name: event.name, input: event.input });
+            assistant.id ??= `msg_${randomUUID()}`;
+            const count = guard.record(event.name, event.input);
+            if (count >= REPEAT_LIMIT) {
+              if (options.onRepeatedCall && (await options.onRepeatedCall({ toolName: event.name, count })) === "stop") stopForRepeat = true;
+              else repeatNotices.push(repeatedCallNotice(event.name, count));
+            }
+            if (stopForRepeat) callErrors.set(event.id, "The user stopped this call: the same call was repeated too often.");
+            else executor.addTool({ type: "tool_use", id: event.id, name: event.name, input: event.input });
+          }
+          if (event.type === "tool_call_error") {
+            finishedCalls.add(event.id);
+            guard.reset();
+            callErrors.set(event.id, event.message);
+          }
+        }
+      } catch (err) {
+        // Providers never throw past their iterator; if one does, it is a fault of ours, reported as an error stop.
+        assembler.push({ type: "error", error: { kind: "unknown", retryable: false, message: formatError(err) } });
+        assembler.push({ type: "stop", reason: "error", complete: false });
+      }
+
+      const assembled = assembler.message();
+      assistant.content = assembled.content;
+      assistant.id ??= assembled.id ?? `msg_${randomUUID()}`;
+      addUsage(usage, assembler.usage);
+      if (options.compaction && assembler.usage) options.compaction.state.lastUsage = { usage: assembler.usage, messageCount: options.messages.length + (assembled.content.length ? 1 : 0) };
+      const stop = assembler.stop ?? { reason: "error" as const, complete: false };
+
+      // A cut-short message: its unfinished calls are cancelled, the finished ones still get their results.
+      if (!stop.complete && !controller.signal.aborted) executor.abort("The model's response was cut short, so this call was stopped.");
+      executor.finish();
+
+      // The message is history the moment it is complete, before its tools finish: a crash then loses no call.
+      const hasToolUse = assistant.content.some(isToolUse);
+      if (assistant.content.length > 0) {
+        lastAssistant = assistant;
+        options.messages.push(assistant);
+        yield { type: "assistant", turn: turns, message: assistant };
+      }
+      while (!pumpDone || pending.length) {
+        if (!pending.length) await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        yield* drain();
+      }
+      await pump;
+      controller.signal.removeEventListener("abort", onInterrupt);
+
+      let preventContinuation: { reason: string } | undefined;
+      if (hasToolUse) {
+        const executed = await executor.result();
+        context = { ...executed.context, abortController: controller };
+        preventContinuation = executed.preventContinuation;
+        const executedContent = typeof executed.message.content === "string" ? [text(executed.message.content)] : executed.message.content;
+        const byId = new Map(executedContent.flatMap((b) => (b.type === "tool_result" ? [[b.tool_use_id, b] as const] : [])));
+        const extra = executedContent.filter((b) => b.type !== "tool_result");
+        const results: UserBlock[] = assistant.content.filter(isToolUse).flatMap((b): ToolResultBlockParam[] => {
+          const failed = callErrors.has(b.id) && stop.reason === "max_tokens" ? `Your response reached the output token limit while you were writing this call, so its input is incomplete. Make the call again with smaller content (for example, write a big file in several parts).` : callErrors.get(b.id);
+          const result = byId.get(b.id);
+          if (result) return [result];
+          return [{ type: "tool_result", tool_use_id: b.id, content: `<tool_use_error>${failed ?? INTERRUPTED}</tool_use_error>`, is_error: true }];
+        });
+        for (const notice of repeatNotices) results.push(text(`<system-reminder>\n${notice}\n</system-reminder>`));
+        const reply: UserMessage = { role: "user", content: [...results, ...extra] };
+        options.messages.push(reply);
+        yield { type: "user", message: reply };
+      }
+
+      if (!stop.complete) {
+        if (controller.signal.aborted || stop.reason === "aborted") return yield* end(finish("aborted"));
+        const error = assembler.errors.at(-1);
+        if (error && isPromptTooLong(error)) {
+          // The estimate missed: compact now and try the request once more.
+          if (options.compaction && !retriedAfterCompaction && options.compaction.state.failures < MAX_FAILED_COMPACTIONS) {
+            retriedAfterCompaction = true;
+            const before = options.messages.length;
+            yield* maybeCompact(options, context, controller.signal, true);
+            if (options.messages.length !== before) {
+              turns--;
+              continue;
+            }
+          }
+          return yield* end(finish("prompt_too_long", error.message));
+        }
+        return yield* end(finish("error", error?.message ?? "The model's response ended without finishing."));
+      }
+      if (stopForRepeat) return yield* end(finish("hook_stopped", "Stopped by the user: the model kept repeating the same call."));
+      if (preventContinuation) return yield* end(finish("hook_stopped", preventContinuation.reason));
+      if (hasToolUse) {
+        outputRecoveries = 0;
+        continue;
+      }
+
+      // The output limit cut the message (maybe mid tool call): ask the model to go on, a few times at most.
+      if (stop.reason === "max_tokens" && outputRecoveries < MAX_OUTPUT_RECOVERIES) {
+        outputRecoveries++;
+        const cutCall = started.some((id) => !finishedCalls.has(id));
+        const ask: UserMessage = {
+          role: "user",
+          content: [
+            text(
+              cutCall
+                ? "Your last response reached the output token limit while you were writing a tool call, so that call was dropped. Continue from where you stopped, and make large content smaller (for example, write a big file in several parts)."
+                : "Your last response reached the output token limit. Continue exactly where you stopped, without repeating what you already wrote.",
+            ),
+          ],
+        };
+        options.messages.push(ask);
+        yield { type: "user", message: ask };
+        continue;
+      }
+
+      // The model is done. A Stop hook may send it back to work, with a reason it reads.
+      const stopped = await context.hookRunner?.stop?.({ context, stopHookActive });
+      if (stopped) yield* notices(stopped.notices);
+      if (stopped?.preventContinuation) return yield* end(finish("hook_stopped", stopped.preventContinuation.reason));
+      if (stopped?.block && !controller.signal.aborted) {
+        stopHookActive = true;
+        const again: UserMessage = { role: "user", content: [text(`A Stop hook asked you to continue: ${stopped.block.reason}`)] };
+        options.messages.push(again);
+        yield { type: "user", message: again };
+        continue;
+      }
+      return yield* end(finish(stop.reason === "max_tokens" ? "error" : "completed", stop.reason === "max_tokens" ? `The model reached its output limit ${MAX_OUTPUT_RECOVERIES + 1} times in a row.` : undefined));
+    }
+  } catch (err) {
+    // A fault in the loop itself: the history is still made valid before reporting it.
+    const problems = repairHistory(options.messages);
+    if (problems.length) yield { type: "history_repaired", problems };
+    return yield* end(finish("error", `toolgate failed in the agent loop: ${formatError(err)}`));
+  }
+}
+
+/** Compacts when the next request would not fit (or when `force`), and says what happened. */
+async function* maybeCompact(options: QueryOptions, context: ToolUseContext, signal: AbortSignal, force: boolean): AsyncGenerator<AgentEvent> {
+  const compaction = options.compaction!;
+  const { state, threshold } = compaction;
+  if (state.failures >= MAX_FAILED_COMPACTIONS) return;
+  const tokens = countContextTokens(options.messages, state.lastUsage).tokens + estimateTokens(options.system.join("\n"));
+  if (!force && tokens < threshold) return;
+  const outcome = await compactHistory({ messages: options.messages, provider: options.provider, context, system: options.system, threshold, state, force, signal });
+  if (outcome.kind === "failed") {
+    state.failures++;
+    yield { type: "compact_boundary", outcome, trigger: "auto" };
+    if (state.failures >= MAX_FAILED_COMPACTIONS) {
+      yield { type: "notice", level: "error", message: `compaction failed ${MAX_FAILED_COMPACTIONS} times in a row; it will not be tried again in this session (${outcome.message})` };
+    }
+    return;
+  }
+  state.failures = 0;
+  yield { type: "compact_boundary", outcome, trigger: "auto", messages: [...options.messages] };
+}
+
+function* end(result: AgentResult): Generator<AgentEvent, AgentResult> {
+  yield { type: "result", result };
+  return result;
+}

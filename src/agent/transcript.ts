@@ -1,0 +1,223 @@
+/**
+ * The session transcript: an append-only JSONL file per session at
+ * `<TOOLGATE_HOME>/projects/<project>/<session>.jsonl`. Each message is one line, linked to the line before it,
+ * written the moment the loop produces it, so a crash loses at most the line being written. Large tool results
+ * are in the file as the model saw them: a reference to the persisted output, not a copy.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import type { Message } from "../core/messages.js";
+import { projectKey } from "../core/context.js";
+
+export const TRANSCRIPT_VERSION = 1;
+
+export type TranscriptEntry =
+  | { type: "session"; uuid: string; parentUuid: null; sessionId: string; timestamp: string; cwd: string; version: number; model?: string }
+  | { type: "message"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; message: Message }
+  | { type: "result"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; reason: string; turns: number; durationMs: number }
+  | { type: "repair"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; problems: string[] }
+  /** The history was compacted: the messages after this line replace everything before it. */
+  | { type: "compact_boundary"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; trigger: string; kind: string; tokensBefore: number; tokensAfter: number };
+
+export function projectTranscriptDir(home: string, cwd: string): string {
+  return path.join(home, "projects", projectKey(cwd));
+}
+
+export function transcriptPath(home: string, cwd: string, sessionId: string): string {
+  return path.join(projectTranscriptDir(home, cwd), `${sessionId}.jsonl`);
+}
+
+export interface TranscriptWriter {
+  readonly path: string;
+  readonly sessionId: string;
+  append(message: Message): void;
+  result(result: { reason: string; turns: number; durationMs: number }): void;
+  repaired(problems: string[]): void;
+  /** Writes a compact_boundary line, then the new history after it. */
+  compacted(info: { trigger: string; kind: string; tokensBefore: number; tokensAfter: number }, messages: readonly Message[]): void;
+}
+
+/**
+ * Opens a session's transcript for appending (creating it with a `session` line when new). A resumed session
+ * continues its own file, linked to the last line already there.
+ */
+export function openTranscript(options: { home: string; cwd: string; sessionId: string; model?: string; lastUuid?: string | null }): TranscriptWriter {
+  const file = transcriptPath(options.home, options.cwd, options.sessionId);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let parent: string | null = options.lastUuid ?? null;
+  const write = (entry: Record<string, unknown> & { uuid: string }) => {
+    // One write of one whole line: appends of a line this size are not interleaved, and a crash cuts at most this one.
+    fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+    parent = entry.uuid;
+  };
+  const base = () => ({ uuid: randomUUID(), parentUuid: parent, sessionId: options.sessionId, timestamp: new Date().toISOString() });
+  if (!fs.existsSync(file) || fs.statSync(file).size === 0) {
+    write({ type: "session", uuid: randomUUID(), parentUuid: null, sessionId: options.sessionId, timestamp: new Date().toISOString(), cwd: options.cwd, version: TRANSCRIPT_VERSION, ...(options.model ? { model: options.model } : {}) });
+  } else if (!endsWithNewline(file)) {
+    // The last line was cut by a crash: start ours on a fresh line so it stays readable.
+    fs.appendFileSync(file, "\n");
+  }
+  return {
+    path: file,
+    sessionId: options.sessionId,
+    append: (message) => write({ type: "message", ...base(), message }),
+    result: (result) => write({ type: "result", ...base(), ...result }),
+    repaired: (problems) => write({ type: "repair", ...base(), problems }),
+    compacted: (info, messages) => {
+      write({ type: "compact_boundary", ...base(), ...info });
+      for (const message of messages) write({ type: "message", ...base(), message });
+    },
+  };
+}
+
+function endsWithNewline(file: string): boolean {
+  const fd = fs.openSync(file, "r");
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    fs.readSync(fd, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export interface LoadedTranscript {
+  sessionId: string;
+  path: string;
+  cwd?: string;
+  startedAt?: string;
+  messages: Message[];
+  /** uuid of the last line, so appends continue the chain. */
+  lastUuid: string | null;
+  /** Lines that could not be read (a truncated last line is expected after a crash and reported as such). */
+  problems: string[];
+  turns: number;
+}
+
+/** Reads a transcript back; a malformed line (typically the last, cut by a crash) is skipped and reported, never fatal. */
+export function loadTranscript(file: string): LoadedTranscript {
+  const text = fs.readFileSync(file, "utf8");
+  const lines = text.split("\n");
+  const problems: string[] = [];
+  const entries: TranscriptEntry[] = [];
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      const entry = JSON.parse(line) as TranscriptEntry;
+      if (!entry || typeof entry !== "object" || typeof entry.uuid !== "string") throw new Error("not a transcript entry");
+      entries.push(entry);
+    } catch {
+      const last = lines.slice(i + 1).every((l) => !l.trim());
+      problems.push(last ? `line ${i + 1} was cut short (the session ended mid-write) and was skipped` : `line ${i + 1} is not a transcript entry and was skipped`);
+    }
+  });
+  // Follow the chain back from the last entry: lines of a rewound branch (later) are not part of it.
+  const byUuid = new Map(entries.map((e) => [e.uuid, e]));
+  const chain: TranscriptEntry[] = [];
+  const seen = new Set<string>();
+  for (let entry = entries.at(-1); entry && !seen.has(entry.uuid); entry = entry.parentUuid ? byUuid.get(entry.parentUuid) : undefined) {
+    seen.add(entry.uuid);
+    chain.unshift(entry);
+  }
+  // A chain broken by a skipped line falls back to file order, so no message is lost.
+  const ordered = chain[0]?.type === "session" || chain.length === entries.length ? chain : entries;
+  const session = entries.find((e) => e.type === "session") as Extract<TranscriptEntry, { type: "session" }> | undefined;
+  return {
+    sessionId: session?.sessionId ?? path.basename(file, ".jsonl"),
+    path: file,
+    cwd: session?.cwd,
+    startedAt: session?.timestamp,
+    // After a compaction only what follows its boundary is the history; the lines before stay for the record.
+    messages: ordered.slice(ordered.findLastIndex((e) => e.type === "compact_boundary") + 1).flatMap((e) => (e.type === "message" ? [e.message] : [])),
+    lastUuid: entries.at(-1)?.uuid ?? null,
+    problems,
+    turns: ordered.filter((e) => e.type === "result").reduce((n, e) => n + (e as Extract<TranscriptEntry, { type: "result" }>).turns, 0),
+  };
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  path: string;
+  startedAt?: string;
+  modifiedAt: string;
+  lastPrompt: string;
+  turns: number;
+  sizeBytes: number;
+}
+
+function promptText(message: Message): string | undefined {
+  if (message.role !== "user") return undefined;
+  if (typeof message.content === "string") return message.content;
+  const text = message.content.flatMap((b) => (b.type === "text" && !b.text.startsWith("<system-reminder>") ? [b.text] : [])).join(" ");
+  return message.content.some((b) => b.type === "tool_result") ? undefined : text || undefined;
+}
+
+/** The project's sessions, newest first. */
+export function listSessions(home: string, cwd: string): SessionSummary[] {
+  const dir = projectTranscriptDir(home, cwd);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
+  } catch {
+    return [];
+  }
+  const summaries = names.flatMap((name): SessionSummary[] => {
+    const file = path.join(dir, name);
+    try {
+      const stat = fs.statSync(file);
+      const loaded = loadTranscript(file);
+      const lastPrompt = [...loaded.messages].reverse().map(promptText).find((t) => t !== undefined) ?? "";
+      return [{ sessionId: loaded.sessionId, path: file, startedAt: loaded.startedAt, modifiedAt: stat.mtime.toISOString(), lastPrompt, turns: loaded.turns, sizeBytes: stat.size }];
+    } catch {
+      return [];
+    }
+  });
+  return summaries.sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : 0));
+}
+
+export class SessionNotFoundError extends Error {}
+
+/** `--resume ID-or-prefix` / `--continue`: the one matching session of this project, or an error saying what exists. */
+export function findSession(home: string, cwd: string, idOrPrefix: string | undefined): SessionSummary {
+  const sessions = listSessions(home, cwd);
+  const where = projectTranscriptDir(home, cwd);
+  if (sessions.length === 0) throw new SessionNotFoundError(`no sessions for this project yet (looked in ${where})`);
+  if (idOrPrefix === undefined) return sessions[0];
+  const matches = sessions.filter((s) => s.sessionId.startsWith(idOrPrefix));
+  if (matches.length === 1) return matches[0];
+  if (matches.length === 0) throw new SessionNotFoundError(`no session of this project starts with ${JSON.stringify(idOrPrefix)} (looked in ${where}; run toolgate sessions to list them)`);
+  throw new SessionNotFoundError(`${matches.length} sessions start with ${JSON.stringify(idOrPrefix)}: ${matches.map((s) => s.sessionId).join(", ")}; give more of the id`);
+}
+
+/**
+ * Deletes this project's sessions untouched for more than `days`: the transcript and the session's directory
+ * (checkpoints, persisted results). Returns the ids removed. A file that cannot be removed is left alone.
+ */
+export function pruneSessions(home: string, cwd: string, days: number, keep?: string): string[] {
+  const dir = projectTranscriptDir(home, cwd);
+  const cutoff = Date.now() - days * 86_400_000;
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const id = name.slice(0, -".jsonl".length);
+    if (id === keep) continue;
+    const file = path.join(dir, name);
+    try {
+      if (fs.statSync(file).mtimeMs >= cutoff) continue;
+      fs.rmSync(path.join(dir, id), { recursive: true, force: true });
+      fs.rmSync(file, { force: true });
+      removed.push(id);
+    } catch {
+      // in use or not ours to remove: try again next time
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,419 @@
+/**
+ * `toolgate -p` as a user runs it: the real CLI process against the scripted model server (both providers),
+ * asserting on what toolgate printed and on what the model server received.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
+
+// Each test starts the real CLI one to four times; on a loaded 2-core machine a start takes seconds.
+vi.setConfig({ testTimeout: 120_000 });
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** Newest modification time of any file under `dir`. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+// The built CLI, as users run it, when it is up to date with the sources (CI builds it in `npm ci`); else the
+// sources through tsx, so a stale build never hides a change.
+const builtCli = path.join(repoRoot, "dist/cli/main.js");
+const cliArgs = fs.existsSync(builtCli) && fs.statSync(builtCli).mtimeMs >= newestMtime(path.join(repoRoot, "src")) ? [builtCli] : ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts")];
+const permissionServer = path.join(repoRoot, "test/agent/fixtures/permissionServer.ts");
+
+const servers: FakeModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: FakeModelScript) {
+  const server = await startFakeModelServer({ script });
+  servers.push(server);
+  return server;
+}
+
+function project(files: Record<string, string> = {}) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-print-")));
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+  fs.mkdirSync(path.join(dir, ".home"));
+  return dir;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  lines: Array<Record<string, any>>;
+}
+
+function envFor(server: FakeModelServer, provider: "anthropic" | "openai", dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const base = { ...process.env, TOOLGATE_HOME: path.join(dir, ".home"), ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: "", ...extra };
+  return provider === "anthropic"
+    ? { ...base, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url }
+    : { ...base, TOOLGATE_PROVIDER: "openai", OPENAI_API_KEY: "test", OPENAI_BASE_URL: `${server.url}/v1` };
+}
+
+function start(args: string[], env: NodeJS.ProcessEnv, stdin?: string) {
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const lines: Array<Record<string, any>> = [];
+  const listeners: Array<(line: Record<string, any>) => void> = [];
+  let partial = "";
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d;
+    partial += d;
+    let nl: number;
+    while ((nl = partial.indexOf("\n")) >= 0) {
+      const line = partial.slice(0, nl);
+      partial = partial.slice(nl + 1);
+      try {
+        const value = JSON.parse(line);
+        lines.push(value);
+        for (const l of listeners) l(value);
+      } catch {
+        // text output
+      }
+    }
+  });
+  child.stderr.on("data", (d: Buffer) => (stderr += d));
+  if (stdin !== undefined) child.stdin.end(stdin);
+  const done = new Promise<Run>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr, lines })));
+  return { child, done, lines, onLine: (l: (line: Record<string, any>) => void) => listeners.push(l) };
+}
+
+const readTurns: FakeModelScript = {
+  turns: [
+    { content: [{ type: "text", text: "Reading." }, { type: "tool_use", id: "toolu_read", name: "Read", input: { file_path: "notes.txt" } }], chunks: 2, usage: { input_tokens: 100, output_tokens: 12 } },
+    { content: [{ type: "text", text: "The note says: ship it." }], usage: { input_tokens: 140, output_tokens: 9 } },
+  ],
+};
+
+describe("toolgate -p", () => {
+  for (const provider of ["anthropic", "openai"] as const) {
+    it(`${provider}: stream-json prints init, messages, status and a final result; turn 2 carries the tool_result`, async () => {
+      const server = await serve(readTurns);
+      const dir = project({ "notes.txt": "ship it\n" });
+      const run = await start(["-p", "What does notes.txt say?", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], envFor(server, provider, dir)).done;
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      const types = run.lines.map((l) => (l.type === "system" ? `system:${l.subtype}` : l.type));
+      expect(types[0]).toBe("system:init");
+      expect(types.at(-1)).toBe("result");
+      expect(types).toContain("system:tool_status");
+      expect(run.lines[0]).toMatchObject({ cwd: dir, permissionMode: "default", mcp_servers: [] });
+      expect(run.lines[0].tools).toEqual(expect.arrayContaining(["Read", "Bash", "Edit"]));
+      const result = run.lines.at(-1)!;
+      expect(result).toMatchObject({ subtype: "success", is_error: false, num_turns: 2, result: "The note says: ship it.", permission_denials: [] });
+      expect(result.usage).toMatchObject({ input_tokens: 240, output_tokens: 21 });
+      expect(typeof result.duration_ms).toBe("number");
+      const userResults = run.lines.filter((l) => l.type === "user" && Array.isArray(l.message.content) && l.message.content[0]?.type === "tool_result");
+      expect(userResults).toHaveLength(1);
+      // The server side: the second request carries the Read result for toolu_read.
+      const second = server.requests()[1];
+      const body = JSON.stringify(second.body);
+      expect(body).toContain("toolu_read");
+      expect(body).toContain("ship it");
+      if (provider === "openai") expect(second.body.messages.some((m: any) => m.role === "tool" && m.tool_call_id === "toolu_read")).toBe(true);
+      else expect(second.body.messages.at(-1).content[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_read" });
+    });
+  }
+
+  it("text output prints only the answer; json prints one result object", async () => {
+    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "forty-two" }] }] });
+    const dir = project();
+    const text = await start(["-p", "answer?", "--cwd", dir, "--no-sandbox"], envFor(server, "anthropic", dir)).done;
+    expect(text).toMatchObject({ code: 0, stdout: "forty-two\n" });
+    const json = await start(["-p", "--cwd", dir, "--output-format", "json", "--no-sandbox"], envFor(server, "anthropic", dir), "answer from stdin?").done;
+    expect(json.code).toBe(0);
+    expect(json.lines).toHaveLength(1);
+    expect(json.lines[0]).toMatchObject({ type: "result", subtype: "success", result: "forty-two" });
+    expect(JSON.stringify(server.requests()[1].body)).toContain("answer from stdin?");
+  });
+
+  it("a Bash call the script waits for starts before the model's message ends", async () => {
+    const dir = project();
+    const flag = path.join(dir, "started-while-streaming");
+    const server = await serve({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_touch", name: "Bash", input: { command: `touch ${flag}` } }, { type: "text", text: "touched" }], steps: [{ after: 1, waitForFile: flag, timeoutMs: 20_000 }] },
+        { content: [{ type: "text", text: "done" }] },
+      ],
+    });
+    const run = await start(["-p", "touch it", "--cwd", dir, "--output-format", "stream-json", "--allowedTools", "Bash(touch:*)"], envFor(server, "anthropic", dir)).done;
+    expect(run.code).toBe(0);
+    expect(fs.existsSync(flag)).toBe(true);
+    expect(run.lines.at(-1)).toMatchObject({ subtype: "success", num_turns: 2 });
+  });
+
+  it("SIGINT during `sleep 30`: a result line within 3 s, exit 130, and every tool_use has its result", async () => {
+    const dir = project();
+    const server = await serve({
+      turns: [{ content: [{ type: "tool_use", id: "toolu_sleep", name: "Bash", input: { command: "sleep 30" } }], usage: { input_tokens: 5, output_tokens: 5 } }, { content: [{ type: "text", text: "unreached" }] }],
+    });
+    const proc = start(["-p", "wait", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], envFor(server, "anthropic", dir));
+    let signalledAt = 0;
+    proc.onLine((line) => {
+      if (line.type === "system" && line.subtype === "tool_status" && line.status === "running" && !signalledAt) {
+        setTimeout(() => {
+          signalledAt = Date.now();
+          proc.child.kill("SIGINT");
+        }, 300);
+      }
+    });
+    let resultAt = 0;
+    proc.onLine((line) => {
+      if (line.type === "result") resultAt = Date.now();
+    });
+    const run = await proc.done;
+    expect(signalledAt).toBeGreaterThan(0);
+    expect(resultAt - signalledAt).toBeLessThan(3_000);
+    expect(run.code).toBe(130);
+    const result = run.lines.at(-1)!;
+    expect(result).toMatchObject({ type: "result", is_error: true, stop_reason: "aborted" });
+    const answered = run.lines.filter((l) => l.type === "user").flatMap((l) => (Array.isArray(l.message.content) ? l.message.content : [])).filter((b: any) => b.type === "tool_result");
+    expect(answered.map((b: any) => b.tool_use_id)).toEqual(["toolu_sleep"]);
+    expect(server.requests()).toHaveLength(1);
+  });
+
+  for (const answer of ["allow", "deny"] as const) {
+    it(`--permission-prompt-tool that answers ${answer}: git push ${answer === "allow" ? "runs" : "does not run"}`, async () => {
+      const dir = project();
+      const remote = path.join(dir, "remote.git");
+      const work = path.join(dir, "work");
+      const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } }).toString();
+      fs.mkdirSync(work);
+      git(dir, "init", "-q", "--bare", remote);
+      git(work, "init", "-q", "-b", "main");
+      fs.writeFileSync(path.join(work, "a.txt"), "a");
+      git(work, "add", "a.txt");
+      git(work, "commit", "-qm", "first");
+      git(work, "remote", "add", "origin", remote);
+      const log = path.join(dir, "questions.jsonl");
+      const mcpConfig = JSON.stringify({ mcpServers: { perm: { command: process.execPath, args: ["--import", "tsx", permissionServer], env: { PERMISSION_ANSWER: answer, PERMISSION_LOG: log } } } });
+      const server = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_push", name: "Bash", input: { command: "git push origin main" } }] }, { content: [{ type: "text", text: "pushed?" }] }] });
+      const run = await start(
+        ["-p", "push", "--cwd", work, "--output-format", "stream-json", "--no-sandbox", "--mcp-config", mcpConfig, "--permission-prompt-tool", "mcp__perm__approve"],
+        { ...envFor(server, "anthropic", dir), GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
+      ).done;
+      expect(run.code).toBe(0);
+      const question = JSON.parse(fs.readFileSync(log, "utf8").trim().split("\n")[0]);
+      expect(question).toMatchObject({ tool_name: "Bash", tool_use_id: "toolu_push", input: { command: "git push origin main" } });
+      const pushed = git(remote, "branch", "--list", "main").trim();
+      const result = run.lines.at(-1)!;
+      if (answer === "allow") {
+        expect(pushed).toBe("main");
+        expect(result.permission_denials).toEqual([]);
+      } else {
+        expect(pushed).toBe("");
+        expect(result.permission_denials).toEqual([{ tool_name: "Bash", tool_use_id: "toolu_push", tool_input: { command: "git push origin main" } }]);
+        expect(JSON.stringify(server.requests()[1].body)).toContain("The reviewer said no.");
+      }
+    });
+  }
+
+  it("stream-json input: several prompts in one conversation, and a can_use_tool control request answered on stdin", async () => {
+    const dir = project();
+    const target = path.join(dir, "out.txt");
+    const server = await serve({
+      turns: [
+        { content: [{ type: "text", text: "first answer" }] },
+        { content: [{ type: "tool_use", id: "toolu_write", name: "Write", input: { file_path: target, content: "approved" } }] },
+        { content: [{ type: "text", text: "written" }] },
+      ],
+    });
+    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--no-sandbox"], envFor(server, "anthropic", dir));
+    proc.child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: "hello" } })}\n`);
+    let results = 0;
+    proc.onLine((line) => {
+      if (line.type === "result" && ++results === 1) proc.child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: "now write the file" }] } })}\n`);
+      if (line.type === "control_request" && line.request.subtype === "can_use_tool") {
+        proc.child.stdin.write(`${JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: line.request_id, response: { behavior: "allow" } } })}\n`);
+      }
+      if (line.type === "result" && results === 2) proc.child.stdin.end();
+    });
+    const run = await proc.done;
+    expect(run.code).toBe(0);
+    expect(fs.readFileSync(target, "utf8")).toBe("approved");
+    const control = run.lines.find((l) => l.type === "control_request")!;
+    expect(control.request).toMatchObject({ subtype: "can_use_tool", tool_name: "Write", tool_use_id: "toolu_write" });
+    expect(run.lines.filter((l) => l.type === "result").map((l) => l.result)).toEqual(["first answer", "written"]);
+    // One conversation: the third request still carries the first prompt.
+    expect(JSON.stringify(server.requests()[2].body)).toContain("hello");
+  });
+
+  it("a model server that fails for good still ends with a result line and exit 1", async () => {
+    const server = await serve({ turns: [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }] });
+    const dir = project();
+    const run = await start(["-p", "hi", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], envFor(server, "anthropic", dir)).done;
+    expect(run.code).toBe(1);
+    expect(run.lines.at(-1)).toMatchObject({ type: "result", is_error: true, subtype: "error_during_execution" });
+    expect(run.lines.at(-1)!.result).toMatch(/invalid x-api-key/);
+  });
+
+  it("usage errors are one line and exit 2", async () => {
+    const dir = project();
+    const bad = await start(["-p", "x", "--cwd", dir, "--output-format", "yaml"], { ...process.env, TOOLGATE_HOME: path.join(dir, ".home") }).done;
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^toolgate: --output-format must be one of text, json, stream-json/);
+    const noTool = await start(["-p", "x", "--cwd", dir, "--permission-prompt-tool", "mcp__none__x"], { ...process.env, TOOLGATE_HOME: path.join(dir, ".home") }).done;
+    expect(noTool.code).toBe(2);
+    expect(noTool.stderr).toMatch(/no such MCP tool/);
+  });
+});
+
+describe("toolgate -p --permission-mode auto", () => {
+  const touchTurn = (file: string) => ({ content: [{ type: "tool_use" as const, id: "toolu_touch", name: "Bash", input: { command: `touch ${file}` } }] });
+
+  for (const decision of ["allow", "deny"] as const) {
+    it(`the classifier ${decision === "allow" ? "allows" : "denies"} a call that would ask, and the decision is logged with its reason`, async () => {
+      const dir = project();
+      const file = path.join(dir, "made-by-auto");
+      const server = await serve({
+        turns: [touchTurn(file), { content: [{ type: "text", text: `{"decision": "${decision}", "reason": "scripted ${decision}"}` }] }, { content: [{ type: "text", text: "finished" }] }],
+      });
+      const run = await start(["-p", "create the marker file", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
+      expect(run.code).toBe(0);
+      expect(fs.existsSync(file)).toBe(decision === "allow");
+      expect(run.lines.find((l) => l.subtype === "auto_mode")).toMatchObject({ tool_name: "Bash", decision, reason: `scripted ${decision}` });
+      // The classifier saw the command and the user's request, and had no tools.
+      const classifierRequest = server.requests()[1].body;
+      expect(classifierRequest.tools ?? []).toEqual([]);
+      expect(JSON.stringify(classifierRequest.messages)).toContain(`touch ${file}`);
+      expect(JSON.stringify(classifierRequest.messages)).toContain("create the marker file");
+      const logs = execFileSync("find", [path.join(dir, ".home"), "-name", "auto-mode.jsonl"]).toString().trim();
+      expect(JSON.parse(fs.readFileSync(logs, "utf8").trim())).toMatchObject({ tool: "Bash", toolUseID: "toolu_touch", verdict: { behavior: decision, reason: `scripted ${decision}` } });
+      if (decision === "deny") expect(JSON.stringify(server.requests()[2].body)).toContain("Auto mode denied this Bash call: scripted deny");
+    });
+  }
+
+  it("never overrides an ask rule, and an answer it cannot read denies", async () => {
+    const dir = project();
+    fs.mkdirSync(path.join(dir, ".toolgate"));
+    fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ permissions: { ask: ["Bash(touch:*)"] } }));
+    const file = path.join(dir, "never");
+    const server = await serve({ turns: [touchTurn(file), { content: [{ type: "text", text: "ok" }] }] });
+    const run = await start(["-p", "touch", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
+    expect(run.code).toBe(0);
+    expect(server.requests()).toHaveLength(2); // no classifier request
+    expect(fs.existsSync(file)).toBe(false);
+    expect(run.lines.at(-1)!.permission_denials).toHaveLength(1);
+
+    const other = project();
+    const file2 = path.join(other, "garbled");
+    const server2 = await serve({ turns: [touchTurn(file2), { content: [{ type: "text", text: "sure, go ahead!" }] }, { content: [{ type: "text", text: "ok" }] }] });
+    const run2 = await start(["-p", "touch", "--cwd", other, "--output-format", "stream-json", "--no-sandbox", "--permission-mode", "auto"], envFor(server2, "anthropic", other)).done;
+    expect(fs.existsSync(file2)).toBe(false);
+    expect(run2.lines.find((l) => l.subtype === "auto_mode")).toMatchObject({ decision: "deny" });
+    expect(run2.lines.find((l) => l.subtype === "auto_mode")!.reason).toMatch(/could not judge/);
+  });
+});
+
+describe("toolgate -p: transcripts and resume", () => {
+  it("after kill -9 mid-tool, --continue sends a well-formed history (the cut call answered) and goes on", async () => {
+    const dir = project();
+    const server = await serve({
+      turns: [
+        { content: [{ type: "text", text: "waiting" }, { type: "tool_use", id: "toolu_long", name: "Bash", input: { command: "sleep 30" } }] },
+        { content: [{ type: "text", text: "resumed fine" }] },
+      ],
+    });
+    const env = envFor(server, "anthropic", dir);
+    const proc = start(["-p", "first prompt", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], env);
+    proc.onLine((line) => {
+      if (line.type === "system" && line.subtype === "tool_status" && line.status === "running") setTimeout(() => proc.child.kill("SIGKILL"), 200);
+    });
+    const killed = await proc.done;
+    expect(killed.code).toBe(null);
+    const sessionId = killed.lines[0].session_id as string;
+
+    const run = await start(["-p", "second prompt", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--continue"], env).done;
+    expect(run.code).toBe(0);
+    expect(run.lines[0].session_id).toBe(sessionId);
+    expect(run.lines.at(-1)).toMatchObject({ result: "resumed fine" });
+    const body = server.requests()[1].body;
+    const roles = body.messages.map((m: { role: string }) => m.role);
+    expect(roles).toEqual(["user", "assistant", "user", "user"]);
+    expect(body.messages[2].content[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_long", is_error: true });
+    expect(JSON.stringify(body.messages[3])).toContain("second prompt");
+    expect(run.stderr).toMatch(/resumed session .*without a result got an interruption result/);
+  });
+
+  it("--resume by id prefix continues that session; toolgate sessions lists it", async () => {
+    const dir = project();
+    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "ok" }], usage: { input_tokens: 3, output_tokens: 1 } }] });
+    const env = envFor(server, "anthropic", dir);
+    const first = await start(["-p", "remember the word pineapple", "--cwd", dir, "--output-format", "json", "--no-sandbox"], env).done;
+    const id = first.lines[0].session_id as string;
+    await start(["-p", "an unrelated session", "--cwd", dir, "--no-sandbox"], env).done;
+
+    const listed = await start(["sessions", "--cwd", dir, "--json"], env).done;
+    const sessions = JSON.parse(listed.stdout);
+    expect(sessions).toHaveLength(2);
+    expect(sessions.find((s: { sessionId: string }) => s.sessionId === id)).toMatchObject({ lastPrompt: "remember the word pineapple", turns: 1 });
+
+    const resumed = await start(["-p", "what was the word?", "--cwd", dir, "--output-format", "json", "--no-sandbox", "--resume", id.slice(0, 8)], env).done;
+    expect(resumed.code).toBe(0);
+    expect(resumed.lines[0].session_id).toBe(id);
+    const body = JSON.stringify(server.requests().at(-1)!.body);
+    expect(body).toContain("pineapple");
+    expect(body).not.toContain("an unrelated session");
+
+    const missing = await start(["-p", "x", "--cwd", dir, "--resume", "zzzz"], env).done;
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--resume: no session of this project starts with "zzzz"/);
+  });
+});
+
+describe("toolgate -p: compaction", () => {
+  it("auto-compacts near a small configured window; the transcript resumes from the compacted history; /compact works by hand", async () => {
+    const dir = project({ "TOOLGATE.md": "Always answer in haiku.\n" });
+    fs.mkdirSync(path.join(dir, ".toolgate"));
+    fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ models: { "claude-sonnet-4-5": { contextWindow: 8_000, maxOutputTokens: 1_000 } } }));
+    const long = `long answer ${"z".repeat(30_000)}`;
+    const server = await serve({
+      turns: [
+        { content: [{ type: "text", text: long }], usage: { input_tokens: 500, output_tokens: 7_500 } },
+        { content: [{ type: "text", text: "SUMMARY-OF-EARLIER-WORK" }] },
+        { content: [{ type: "text", text: "after compaction" }], usage: { input_tokens: 900, output_tokens: 5 } },
+        { content: [{ type: "text", text: "third run" }], usage: { input_tokens: 950, output_tokens: 5 } },
+        { content: [{ type: "text", text: "MANUAL-SUMMARY" }] },
+      ],
+    });
+    const env = envFor(server, "anthropic", dir);
+    const args = ["--cwd", dir, "--output-format", "stream-json", "--no-sandbox"];
+    expect((await start(["-p", "write a long essay", ...args], env).done).code).toBe(0);
+    const second = await start(["-p", "now shorten it", ...args, "--continue"], env).done;
+    expect(second.code).toBe(0);
+    expect(second.lines.find((l) => l.subtype === "compact_boundary")).toMatchObject({ trigger: "auto", kind: "summarised" });
+    const [, summaryRequest, next] = server.requests().map((r) => r.body);
+    expect(summaryRequest.tools ?? []).toEqual([]);
+    const sent = JSON.stringify(next.messages);
+    expect(sent).toContain("SUMMARY-OF-EARLIER-WORK");
+    expect(sent).not.toContain("z".repeat(1_000));
+    expect(next.messages.at(-1).content[0].text).toBe("now shorten it");
+    expect(JSON.stringify(next.system)).toContain("Always answer in haiku.");
+
+    // The next run continues from the compacted history, not the long original.
+    const third = await start(["-p", "thanks", ...args, "--continue"], env).done;
+    expect(third.code).toBe(0);
+    const thirdSent = JSON.stringify(server.requests()[3].body.messages);
+    expect(thirdSent).toContain("SUMMARY-OF-EARLIER-WORK");
+    expect(thirdSent).not.toContain("z".repeat(1_000));
+
+    const manual = await start(["-p", "/compact keep the haiku rule", ...args, "--continue"], env).done;
+    expect(manual.code).toBe(0);
+    expect(manual.lines.find((l) => l.subtype === "compact_boundary")).toMatchObject({ trigger: "manual", kind: "summarised" });
+    expect(JSON.stringify(server.requests()[4].body.messages)).toContain("Focus on: keep the haiku rule");
+  }, 180_000);
+});

@@ -6,12 +6,11 @@
 import { randomUUID } from "node:crypto";
 import readline from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import type { AnyTool, CanUseToolFn } from "../core/Tool.js";
+import type { AnyTool, CanUseToolFn, McpClientInfo, ToolUseContext } from "../core/Tool.js";
 import type { Message, TextBlock, UserMessage } from "../core/messages.js";
 import type { PermissionDecision } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
 import type { Provider } from "../providers/index.js";
-import type { Session } from "../session/index.js";
 import { query, type AgentEvent, type AgentResult, type AgentStopReason } from "./query.js";
 import { estimateCostUSD } from "./cost.js";
 import type { TranscriptWriter } from "./transcript.js";
@@ -21,8 +20,17 @@ import { classifierMayDecide, describeActionForClassifier, logAutoModeDecision, 
 export type OutputFormat = "text" | "json" | "stream-json";
 export type InputFormat = "text" | "stream-json";
 
+/** What headless mode needs of a session (the CLI passes the one `createSession` built). */
+export interface HeadlessSession {
+  context: ToolUseContext;
+  /** Who answers "ask" when neither a control client nor a prompt tool does. */
+  canUseTool: CanUseToolFn;
+  /** MCP servers, for the init line. */
+  mcp?: { readonly clients: readonly McpClientInfo[] };
+}
+
 export interface HeadlessOptions {
-  session: Session;
+  session: HeadlessSession;
   provider: Provider;
   system: readonly string[];
   /** The prompt (text input); with stream-json input, prompts come from `input`. */

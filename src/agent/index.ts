@@ -1,6 +1,6 @@
 /** The agent: the query loop, headless mode, and what a session tells the model about itself. */
 export { query, MAX_OUTPUT_RECOVERIES, type AgentEvent, type AgentResult, type AgentStopReason, type QueryOptions, type UsageTotals, type PermissionDenial } from "./query.js";
-export { runHeadless, exitCodeFor, DEFAULT_PERMISSION_TIMEOUT_MS, type HeadlessOptions, type InputFormat, type OutputFormat } from "./headless.js";
+export { runHeadless, exitCodeFor, DEFAULT_PERMISSION_TIMEOUT_MS, type HeadlessOptions, type HeadlessSession, type InputFormat, type OutputFormat } from "./headless.js";
 export { buildSystemPrompt, type SystemPromptParts } from "./systemPrompt.js";
 export { findProjectInstructions, formatProjectInstructions, INSTRUCTION_FILE_NAMES, type InstructionFile, type ProjectInstructions } from "./instructions.js";
 export { readEnvironment, readGitState, formatEnvironment, type Environment, type GitState } from "./environment.js";

@@ -10,6 +10,7 @@ import type { AnyTool, CanUseToolFn, McpClientInfo, ToolUseContext } from "../co
 import type { Message, TextBlock, UserMessage } from "../core/messages.js";
 import type { PermissionDecision } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
+import { rewindFiles } from "../core/context.js";
 import type { Provider } from "../providers/index.js";
 import { query, type AgentEvent, type AgentResult, type AgentStopReason } from "./query.js";
 import { estimateCostUSD } from "./cost.js";
@@ -397,12 +398,22 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
       await emit({ type: "control_response", response: result.reason === "completed" ? { subtype: "success", request_id: requestId } : { subtype: "error", request_id: requestId, error: result.error } });
       return;
     }
+    if (request.subtype === "rewind_files") {
+      // Files back to how they were before that assistant message changed them (checkpoints survive a resume).
+      try {
+        const result = rewindFiles(session.context, String(request.message_id ?? ""));
+        await emit({ type: "control_response", response: { subtype: "success", request_id: requestId, response: { restored: result.restored, deleted: result.deleted, errors: result.errors } } });
+      } catch (err) {
+        await emit({ type: "control_response", response: { subtype: "error", request_id: requestId, error: formatError(err) } });
+      }
+      return;
+    }
     if (request.subtype === "interrupt") {
       current?.abort();
       await emit({ type: "control_response", response: { subtype: "success", request_id: requestId } });
       return;
     }
-    await emit({ type: "control_response", response: { subtype: "error", request_id: requestId, error: `unsupported control request ${JSON.stringify(request.subtype)} (supported: interrupt, compact)` } });
+    await emit({ type: "control_response", response: { subtype: "error", request_id: requestId, error: `unsupported control request ${JSON.stringify(request.subtype)} (supported: interrupt, compact, rewind_files)` } });
   }
 }
 

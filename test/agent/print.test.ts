@@ -417,3 +417,34 @@ describe("toolgate -p: compaction", () => {
     expect(JSON.stringify(server.requests()[4].body.messages)).toContain("Focus on: keep the haiku rule");
   }, 180_000);
 });
+
+describe("toolgate -p: checkpoints after a resume", () => {
+  it("a rewind_files control request in a resumed session restores a file an earlier run changed", async () => {
+    const dir = project({ "notes.txt": "original\n" });
+    const server = await serve({
+      turns: [
+        {
+          id: "msg_edit",
+          content: [
+            { type: "tool_use", id: "toolu_r", name: "Read", input: { file_path: "notes.txt" } },
+            { type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: "notes.txt", content: "rewritten\n" } },
+          ],
+        },
+        { content: [{ type: "text", text: "written" }] },
+      ],
+    });
+    const env = envFor(server, "anthropic", dir);
+    fs.mkdirSync(path.join(dir, ".toolgate"));
+    fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ permissions: { allow: ["Write"] } }));
+    const first = await start(["-p", "rewrite notes", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], env).done;
+    expect(first.code).toBe(0);
+    expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("rewritten\n");
+
+    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--no-sandbox", "--continue"], env);
+    proc.child.stdin.end(`${JSON.stringify({ type: "control_request", request_id: "r1", request: { subtype: "rewind_files", message_id: "msg_edit" } })}\n`);
+    const run = await proc.done;
+    const response = run.lines.find((l) => l.type === "control_response")!;
+    expect(response.response).toMatchObject({ subtype: "success", request_id: "r1", response: { restored: [path.join(dir, "notes.txt")] } });
+    expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("original\n");
+  });
+});

@@ -28,12 +28,12 @@ describe("the bash parser loads on first need", () => {
       permissionContext: permissionContext(cwd, {}, "plan"),
       permissionDecider: hasPermissionsToUseTool,
     });
-    const decision = await hasPermissionsToUseTool(BashTool, { command: "ls" }, context);
+    const decision = await hasPermissionsToUseTool(BashTool, { command: "ls" }, context, { toolUseID: "lazy-1" });
     expect(decision.behavior).toBe("allow");
     expect(isBashParserLoaded()).toBe(true);
     expect(BashTool.isReadOnly({ command: "ls" })).toBe(true);
     expect(BashTool.isConcurrencySafe({ command: "ls" })).toBe(true);
-    const denied = await hasPermissionsToUseTool(BashTool, { command: "touch x" }, context);
+    const denied = await hasPermissionsToUseTool(BashTool, { command: "touch x" }, context, { toolUseID: "lazy-2" });
     expect(denied.behavior).toBe("deny");
   });
 });

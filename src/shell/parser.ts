@@ -14,7 +14,7 @@ import type { SyntaxTree } from "./syntaxTree.js";
 
 export type { SyntaxNode, SyntaxTree } from "./syntaxTree.js";
 
-const require = createRequire(import.meta.url);
+const resolveFromHere = createRequire(import.meta.url).resolve;
 
 interface LoadedParser {
   parser: Parser;
@@ -26,7 +26,7 @@ async function initParser(): Promise<LoadedParser | { error: string }> {
   try {
     const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init();
-    const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const language = await Language.load(resolveFromHere("tree-sitter-bash/tree-sitter-bash.wasm"));
     const parser = new Parser();
     parser.setLanguage(language);
     return { parser, loadMs: performance.now() - started };

@@ -3,7 +3,8 @@
  * installed) `claude --version`, the native Claude Code binary. Each round runs every command once in a
  * rotating order, so load on this shared machine hits them alike; ratios are per round, then the median.
  * Runs the built CLI (dist/cli/main.js): `npm run build` first. The peer binary is `$CLAUDE_BIN`, else
- * `claude` on PATH; without it that row is skipped with a note.
+ * `claude` on PATH; without it that row is skipped with a note. `STARTUP_BASELINE=<path to another build's
+ * dist/cli/main.js>` adds that build to the same rounds (before → after in one run).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -47,6 +48,8 @@ const subjects: Subject[] = [
   { name: "toolgate exec --no-sandbox (Read)", file: process.execPath, args: [cli, "exec", "--no-sandbox", "--cwd", cwd], input: readLine, expect: /"tool_result".*1\\tone/ },
   { name: "node -e 0", file: process.execPath, args: ["-e", "0"], expect: /^$/ },
 ];
+const baseline = process.env.STARTUP_BASELINE;
+if (baseline) subjects.push({ name: "baseline exec --no-sandbox (Read)", file: process.execPath, args: [path.resolve(baseline), "exec", "--no-sandbox", "--cwd", cwd], input: readLine, expect: /"tool_result".*1\\tone/ });
 const claude = findClaude();
 if (claude) subjects.push({ name: "claude --version", file: claude, args: ["--version"], expect: /Claude Code/ });
 else console.log("claude --version peer skipped: set CLAUDE_BIN or put claude on PATH");
@@ -88,5 +91,10 @@ for (const ours of ["toolgate exec (Read)", "toolgate exec --no-sandbox (Read)"]
     const peer = pairedRatios(times.get(ours)!, times.get("claude --version")!);
     reportRow({ what: `${ours}, start to exit`, peer: "claude --version", ratio: peer.ratio, spread: peer.spread, detail: `${ms(ours)} vs ${ms("claude --version")}`, goal: "< 1×" });
   }
+}
+if (baseline) {
+  const ours = "toolgate exec --no-sandbox (Read)";
+  const { ratio, spread } = pairedRatios(times.get(ours)!, times.get("baseline exec --no-sandbox (Read)")!);
+  reportRow({ what: `${ours}, this build`, peer: `the build at ${baseline}`, ratio, spread, detail: `${ms(ours)} vs ${ms("baseline exec --no-sandbox (Read)")}` });
 }
 fs.rmSync(cwd, { recursive: true, force: true });

@@ -1,10 +1,10 @@
 /**
- * The Bash tool (defined in tool.ts). Importing this module waits for the bash parser, so BashTool's
- * synchronous checks (isReadOnly, isConcurrencySafe) see a real AST from the first call; the tool registry
- * imports tool.js instead, so a session that never runs Bash never loads the parser.
+ * The Bash tool (defined in tool.ts). Importing this module waits for the bash grammar and the command
+ * analysis, so BashTool's synchronous checks (isReadOnly, isConcurrencySafe) see a real AST from the first
+ * call; the tool registry imports tool.js instead, so a session that never runs Bash never loads them.
  */
-import { loadBashParser } from "../../shell/parser.js";
+import { loadBashImplementation } from "./tool.js";
 
 export * from "./tool.js";
 
-await loadBashParser();
+await loadBashImplementation();

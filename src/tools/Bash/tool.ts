@@ -66,8 +66,12 @@ export function loadBashImplementation(): Promise<Implementation> {
   return (loading ??= Promise.all([loadBashParser(), import("./run.js")]).then(([, module]) => (implementation = module)));
 }
 
-/** The implementation if loaded; otherwise starts loading it and answers undefined. */
-function loaded(): Implementation | undefined {
+/**
+ * The implementation if loaded; otherwise starts loading it and answers undefined. Input without a command
+ * (e.g. `isReadOnly({})` when listing tools) throws either way: whether it is read-only depends on the input.
+ */
+function loaded(input: BashInput): Implementation | undefined {
+  if (typeof input.command !== "string") throw new TypeError("A Bash input needs a command to be judged.");
   if (!implementation) void loadBashImplementation();
   return implementation;
 }
@@ -83,8 +87,8 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
   cancelsSiblingsOnError: true,
   describeInput: (input) => (typeof input.command === "string" ? input.command : (input.description ?? "")),
   // Until the grammar and the analysis are loaded the synchronous answers are the safe ones; the first ask starts loading.
-  isReadOnly: (input) => loaded()?.isReadOnly(input) ?? false,
-  isConcurrencySafe: (input) => !input.run_in_background && (loaded()?.isConcurrencySafe(input) ?? false),
+  isReadOnly: (input) => loaded(input)?.isReadOnly(input) ?? false,
+  isConcurrencySafe: (input) => !input.run_in_background && (loaded(input)?.isConcurrencySafe(input) ?? false),
   interruptBehavior: () => "cancel",
   toAutoClassifierInput: (input) => input.command,
   isResultTruncated: (output) => output.truncated,

@@ -16,6 +16,8 @@ import { permissionContext } from "./helpers.js";
 describe("the bash parser loads on first need", () => {
   it("is not loaded by importing the Bash tool; until it is, Bash is neither read-only nor concurrency-safe, and a plan-mode decision still sees the AST", async () => {
     expect(isBashParserLoaded()).toBe(false);
+    // an input without a command cannot be judged, loaded or not (tools --json shows "depends on input")
+    expect(() => BashTool.isReadOnly({} as never)).toThrow();
     expect(BashTool.isReadOnly({ command: "ls" })).toBe(false);
     expect(BashTool.isConcurrencySafe({ command: "ls" })).toBe(false);
     // loading has started (the synchronous asks start it) but not finished: the decision must wait for it

@@ -5,7 +5,6 @@ import { explainPermission, parseExplainInput } from "../permissions/index.js";
 import { suggestToolName } from "../core/toolNames.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { BASH_TOOL_NAME } from "../tools/Bash/prompt.js";
-import { describeBashSandbox } from "../tools/Bash/sandbox.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { runExec } from "./exec.js";
@@ -136,7 +135,7 @@ export async function explainCommand(toolName: string, input: string, flags: Ses
     const bashInput = parsed.input as { command?: unknown } | null;
     const sandboxLine =
       tool.name === BASH_TOOL_NAME && typeof bashInput?.command === "string"
-        ? describeBashSandbox(bashInput as { command: string }, decision, session.context)
+        ? (await import("../tools/Bash/sandbox.js")).describeBashSandbox(bashInput as { command: string }, decision, session.context)
         : undefined;
     process.stdout.write(`${text}${sandboxLine ? `\n${sandboxLine}` : ""}\n`);
     return 0;

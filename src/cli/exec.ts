@@ -7,6 +7,8 @@ import type { ToolUseUpdate } from "../core/pipeline/index.js";
 import { rewindFiles } from "../core/context.js";
 import { formatError } from "../core/errors.js";
 import { formatExecError, parseExecLine } from "./execProtocol.js";
+import { BASH_TOOL_NAME } from "../tools/Bash/prompt.js";
+import { loadBashImplementation } from "../tools/Bash/tool.js";
 
 export interface ExecSession {
   context: ToolUseContext;
@@ -93,6 +95,8 @@ export async function runExec(session: ExecSession, io: ExecIO): Promise<ExecSum
         summary.toolUses += request.toolUses.length;
         let message: UserMessage;
         try {
+          // Bash loads on first need; its calls are batched on the grammar's answers (concurrency-safe or not)
+          if (request.toolUses.some((t) => t.name === BASH_TOOL_NAME)) await loadBashImplementation();
           const result = await runToolsToMessage(request.toolUses, request.message, session.canUseTool, context, (u) => reportUpdate(u, io));
           message = result.message;
           context = result.context;

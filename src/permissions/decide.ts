@@ -74,7 +74,6 @@ export async function decidePermission(
   hookDecision?: HookPermissionDecision,
 ): Promise<PermissionDecision> {
   const ctx = context.getAppState().toolPermissionContext;
-  const plan = ctx.mode === "plan" && !isReadOnly(tool, input);
 
   // 1. whole-tool deny
   const wholeDeny = getWholeToolRule(ctx, tool, "deny");
@@ -82,6 +81,8 @@ export async function decidePermission(
 
   // 2. the tool's own check (file paths, Bash parts, ...) and the content rules it lets the engine match
   const result = await checkToolPermissions(tool, input, context);
+  // asked after the tool's own check, which may have had to load what isReadOnly needs (the bash parser)
+  const plan = ctx.mode === "plan" && !isReadOnly(tool, input);
   const generic = await matchGenericContentRules(tool, input, ctx);
   if ("error" in generic) {
     return {

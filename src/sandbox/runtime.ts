@@ -5,9 +5,24 @@
  * moment may reach it, so concurrent sessions with different lists never widen each other's.
  */
 import { spawn } from "node:child_process";
-import { SandboxManager, type SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime";
 import { rgPath } from "@vscode/ripgrep";
 import { isHostAllowed, type FilesystemPolicy, type NetworkPolicy } from "./policy.js";
+
+// The runtime module (~40 files plus node-forge, ~100 ms to load) is imported when a command first needs the
+// sandbox, not when a session starts: a session that never runs Bash never loads it.
+type Runtime = typeof import("@anthropic-ai/sandbox-runtime");
+let runtime: Promise<Runtime> | undefined;
+let SandboxManager: Runtime["SandboxManager"];
+function loadRuntime(): Promise<Runtime> {
+  return (runtime ??= import("@anthropic-ai/sandbox-runtime").then((module) => {
+    SandboxManager = module.SandboxManager;
+    return module;
+  }));
+}
 
 export type SandboxAvailability = { available: true } | { available: false; reason: string };
 
@@ -55,11 +70,68 @@ async function probe(): Promise<string | undefined> {
   }
 }
 
-/** The quick check (platform, bwrap, socat): what can be known without starting anything. */
-export function checkSandboxSupport(): SandboxAvailability {
-  if (!SandboxManager.isSupportedPlatform()) return { available: false, reason: `the sandbox does not support ${process.platform}` };
-  const deps = SandboxManager.checkDependencies({ command: rgPath });
+/** The runtime's own check, loaded synchronously: for the cases the quick check below cannot settle. */
+function runtimeSupportCheck(): SandboxAvailability {
+  const { SandboxManager: manager } = createRequire(import.meta.url)("@anthropic-ai/sandbox-runtime") as Runtime;
+  if (!manager.isSupportedPlatform()) return { available: false, reason: `the sandbox does not support ${process.platform}` };
+  const deps = manager.checkDependencies({ command: rgPath });
   return deps.errors.length ? { available: false, reason: deps.errors.join(", ") } : { available: true };
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Like `which`, without starting a process: a path is checked as it is, a bare name on every PATH entry. */
+function onPath(command: string): boolean {
+  if (command.includes("/")) return isExecutableFile(command);
+  return (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && isExecutableFile(path.join(dir, command)));
+}
+
+/** WSL 1 has no user namespaces, so no bubblewrap; WSL 2 is a real Linux kernel. */
+function isWsl1(): boolean {
+  try {
+    const version = fs.readFileSync("/proc/version", "utf8");
+    const numbered = /WSL(\d+)/i.exec(version);
+    return numbered ? numbered[1] === "1" : version.toLowerCase().includes("microsoft");
+  } catch {
+    return false;
+  }
+}
+
+const CAP_SETFCAP = 31n;
+
+/** Whether this root process may map uid 0 into a user namespace (CAP_SETFCAP in its bounding set). */
+function hasSetfcap(): boolean {
+  try {
+    const line = /^CapBnd:\s*([0-9a-f]+)$/im.exec(fs.readFileSync("/proc/self/status", "utf8"));
+    return line !== null && ((BigInt(`0x${line[1]}`) >> CAP_SETFCAP) & 1n) === 1n;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The quick check (platform, bwrap, socat, rg): what can be known without starting anything. It answers
+ * what the runtime's checkDependencies answers, without loading the runtime or running `which` three times;
+ * only root without CAP_SETFCAP (where bwrap itself must be probed) and Windows ask the runtime.
+ */
+export function checkSandboxSupport(): SandboxAvailability {
+  if (process.platform === "darwin") return { available: true };
+  if (process.platform === "win32") return runtimeSupportCheck();
+  if (process.platform !== "linux" || isWsl1()) return { available: false, reason: `the sandbox does not support ${process.platform}` };
+  const bwrap = onPath("bwrap");
+  if (bwrap && process.geteuid?.() === 0 && !hasSetfcap()) return runtimeSupportCheck();
+  const errors: string[] = [];
+  if (!onPath(rgPath)) errors.push(`ripgrep (${rgPath}) not found`);
+  if (!bwrap) errors.push("bubblewrap (bwrap) not installed");
+  if (!onPath("socat")) errors.push("socat not installed");
+  return errors.length ? { available: false, reason: errors.join(", ") } : { available: true };
 }
 
 async function start(): Promise<SandboxAvailability> {
@@ -67,6 +139,7 @@ async function start(): Promise<SandboxAvailability> {
   const support = checkSandboxSupport();
   if (!support.available) return support;
   try {
+    await loadRuntime();
     // the log monitor reports which paths a command was refused, so the result can name them
     await SandboxManager.initialize(structuredClone(BASE_CONFIG), askHost, true);
   } catch (err) {
@@ -111,6 +184,7 @@ export async function wrapInSandbox(
   script: string,
   options: { filesystem: FilesystemPolicy; network: NetworkPolicy; commandId: string; signal?: AbortSignal },
 ): Promise<WrappedCommand> {
+  await loadRuntime();
   active.set(options.commandId, options.network);
   let command: string;
   try {

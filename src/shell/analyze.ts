@@ -4,7 +4,7 @@
  * `find -exec`), every file redirection, and the reasons the line cannot be judged part by part.
  * Pure: the AST in, plain data out.
  */
-import { parseBash, type SyntaxNode } from "./parser.js";
+import { isBashParserLoaded, parseBash, type SyntaxNode } from "./parser.js";
 import { canonicalText, rawText, wordFromNode, type Word, WORD_NODE_TYPES } from "./words.js";
 import { isDangerousEnvName, isSafeEnvName, shellScriptOf, stripWrappers, type Assignment } from "./wrappers.js";
 import { DIRECTORY_CHANGERS, judgeReadOnly, type PathArgument } from "./readOnly.js";
@@ -540,6 +540,8 @@ const cache = new Map<string, BashAnalysis>();
  * whatever parts could still be seen, so deny rules can match them). The result must not be mutated.
  */
 export function analyzeCommand(command: string): BashAnalysis {
+  // before the parser is loaded every line is "too complex"; that answer must not outlive the loading
+  if (!isBashParserLoaded()) return analyzeCommandUncached(command);
   const cached = cache.get(command);
   if (cached) return cached;
   const analysis = analyzeCommandUncached(command);

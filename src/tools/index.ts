@@ -1,5 +1,5 @@
 import type { Tools } from "../core/Tool.js";
-import { BashTool } from "./Bash/index.js";
+import { BashTool } from "./Bash/tool.js";
 import { EditTool } from "./Edit/index.js";
 import { GlobTool } from "./Glob/index.js";
 import { GrepTool } from "./Grep/index.js";

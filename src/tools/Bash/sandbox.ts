@@ -13,7 +13,7 @@ import {
   type Sandbox,
   type WriteScope,
 } from "../../sandbox/index.js";
-import { analyzeCommand } from "./permissions/index.js";
+import { analyzeCommand } from "../../shell/analyze.js";
 import { suggestRuleContent } from "./permissions/suggestions.js";
 import { cwdFilePath, shellScript } from "./shell.js";
 

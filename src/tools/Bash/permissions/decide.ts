@@ -22,7 +22,7 @@ import type {
 } from "../../../core/permissionTypes.js";
 import * as permissions from "../../../permissions/index.js";
 import { analyzeCommand, type BashAnalysis, type CommandPart, type DirectoryState, type PathArgument, type RedirectPart } from "../../../shell/analyze.js";
-import { bashSyntaxError } from "../../../shell/parser.js";
+import { bashSyntaxError, bashSyntaxErrorAsync, loadBashParser } from "../../../shell/parser.js";
 import { suggestRuleContent } from "./suggestions.js";
 import { BASH_TOOL_NAME } from "../prompt.js";
 
@@ -296,8 +296,34 @@ function subcommands(parts: Part[], decidingPart?: string): PermissionDecisionRe
   return decidingPart === undefined ? { type: "subcommands", parts } : { type: "subcommands", parts, decidingPart };
 }
 
-/** The Bash tool's checkPermissions verdict for one command line. */
+/** Everything but bash's own syntax check allows the line: that check has the last word. */
+interface PendingSyntaxCheck {
+  /** The line and every nested script (bash -c '…') bash must accept. */
+  scripts: string[];
+  verdict(syntaxError: string | undefined): PermissionResult;
+}
+
+/**
+ * The Bash tool's checkPermissions verdict for one command line. Synchronous: it runs `bash -n` with
+ * spawnSync; the tool itself uses checkBashCommandPermissionAsync, which does not block the event loop.
+ * Both need the parser loaded (see loadBashParser).
+ */
 export function checkBashCommandPermission(request: BashPermissionRequest, deps: BashPermissionDeps = defaultBashPermissionDeps): PermissionResult {
+  const judged = judgeCommand(request, deps);
+  if (!("scripts" in judged)) return judged;
+  return judged.verdict(judged.scripts.map(bashSyntaxError).find((error) => error !== undefined));
+}
+
+/** checkBashCommandPermission with the parser awaited and `bash -n` run without blocking. */
+export async function checkBashCommandPermissionAsync(request: BashPermissionRequest, deps: BashPermissionDeps = defaultBashPermissionDeps): Promise<PermissionResult> {
+  await loadBashParser();
+  const judged = judgeCommand(request, deps);
+  if (!("scripts" in judged)) return judged;
+  const errors = await Promise.all(judged.scripts.map(bashSyntaxErrorAsync));
+  return judged.verdict(errors.find((error) => error !== undefined));
+}
+
+function judgeCommand(request: BashPermissionRequest, deps: BashPermissionDeps): PermissionResult | PendingSyntaxCheck {
   const ctx = request.permissionContext;
   const command = request.command;
   const home = request.home ?? os.homedir();
@@ -375,12 +401,16 @@ export function checkBashCommandPermission(request: BashPermissionRequest, deps:
     };
   }
   // tree-sitter accepts lines bash rejects (`ls ;; pwd`, `fi ]] ls`): bash has the last word before anything runs unasked
-  const rejected = [command, ...analysis.nestedScripts].map(bashSyntaxError).find((error) => error !== undefined);
-  if (rejected) {
-    const result = needsApproval(`This command needs approval because bash does not accept its syntax: ${rejected}.`, "syntax error");
-    return { behavior: "ask", message: (result as { message: string }).message, decisionReason: subcommands([...parts, { command: whole, result }], whole) };
-  }
-  return { behavior: "allow", decisionReason: subcommands(parts) };
+  return {
+    scripts: [command, ...analysis.nestedScripts],
+    verdict(rejected) {
+      if (rejected) {
+        const result = needsApproval(`This command needs approval because bash does not accept its syntax: ${rejected}.`, "syntax error");
+        return { behavior: "ask", message: (result as { message: string }).message, decisionReason: subcommands([...parts, { command: whole, result }], whole) };
+      }
+      return { behavior: "allow", decisionReason: subcommands(parts) };
+    },
+  };
 }
 
 /** Whether the whole command only reads: every part on the read-only allowlist, no file written by a redirection. */

@@ -1,6 +1,7 @@
-export { bashParserStatus, parseBash, analyzeCommand, clearAnalysisCache, type BashAnalysis, type CommandPart, type RedirectPart, type PathArgument } from "../../../shell/index.js";
+export { bashParserStatus, loadBashParser, parseBash, analyzeCommand, clearAnalysisCache, type BashAnalysis, type CommandPart, type RedirectPart, type PathArgument } from "../../../shell/index.js";
 export {
   checkBashCommandPermission,
+  checkBashCommandPermissionAsync,
   isReadOnlyCommand,
   isExactCommandRule,
   type BashPermissionDeps,

@@ -17,6 +17,7 @@ import type { Message } from "../core/messages.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
+import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 export interface PrintFlags extends SessionFlags {
@@ -69,6 +70,9 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
   }
   if (inputFormat === "text" && !prompt?.trim()) throw new UsageError("the prompt is empty");
 
+  // The Bash analysis loads while the session starts and the model thinks: until it has, Bash calls are
+  // batched as not concurrency-safe.
+  void loadBashImplementation().catch(() => undefined);
   const sessionOptions = sessionOptionsFromFlags(flags);
   if (flags.continue && flags.resume !== undefined) throw new UsageError("use --continue or --resume, not both");
   if (flags.resume === true) throw new UsageError("--resume needs a session id (or the start of one) with -p; toolgate sessions lists them");

@@ -13,6 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { reportRow } from "../report.js";
 
 const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const BIG_BYTES = 2 * 1024 ** 3;
@@ -103,6 +104,14 @@ try {
     ratio(endMs, tailMs),
     `${mb(readRss)} (worker floor ${mb(baseline)}); tail ${mb(tails[0].rssKB)}`,
   ]);
+  reportRow({
+    what: "Read offset -2000 (last 2000 lines) of a 2 GB file",
+    peer: "tail -n 2000",
+    ratio: median(endMs) / median(tailMs),
+    spread: [Math.min(...endMs.map((m, i) => m / tailMs[i])), Math.max(...endMs.map((m, i) => m / tailMs[i]))],
+    detail: `${median(endMs).toFixed(1)} ms vs ${median(tailMs).toFixed(1)} ms, ${RUNS} alternating pairs`,
+    goal: "≤ 1.5×",
+  });
   rows.push([
     "Read the same lines by line number (counts all)",
     `${median(countedMs).toFixed(0)} ms (${spread(countedMs, 0)})`,

@@ -98,8 +98,11 @@ export function absorbHookOutcome(state: CallState, outcome: HookOutcome, object
   if (outcome.blockingError && objection) state.additionalContext.push(`${objection}: ${outcome.blockingError}`);
 }
 
-export function emitStatus(state: CallState, status: ToolCallStatus, extra: Partial<ToolStatusUpdate> = {}): void {
-  state.context.toolStatus?.emit({ type: "status", toolUseID: state.toolUseID, toolName: state.toolName, status, at: Date.now(), ...extra });
+export function emitStatus(state: CallState, status: ToolCallStatus, extra?: Partial<ToolStatusUpdate>): void {
+  const board = state.context.toolStatus;
+  if (!board) return;
+  const update: ToolStatusUpdate = { type: "status", toolUseID: state.toolUseID, toolName: state.toolName, status, at: Date.now() };
+  board.emit(extra ? Object.assign(update, extra) : update);
 }
 
 export const wrapError = (message: string) => `<tool_use_error>${message}</tool_use_error>`;

@@ -17,7 +17,7 @@ import {
   type MaybePromise,
   type StageResult,
 } from "./stages.js";
-import { createCallState, emitStatus, errorBlock, wrapError, type CallState, type ProgressUpdate, type ResolvedCall, type ToolResultUpdate, type ToolUseUpdate } from "./state.js";
+import { createCallState, emitDone, emitStatus, errorBlock, wrapError, type CallState, type ProgressUpdate, type ResolvedCall, type ToolResultUpdate, type ToolUseUpdate } from "./state.js";
 
 /** The stages between finding the tool and calling it, in order; each may end the call with its result. */
 export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: ResolvedCall) => MaybePromise<StageResult> }> = [
@@ -33,24 +33,21 @@ export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: Resol
 function prepareCall(state: CallState): MaybePromise<ResolvedCall | ToolResultUpdate> {
   const found = findTool(state);
   if (found instanceof Promise || "type" in found) return found;
-  for (let i = 0; i < STAGES_BEFORE_CALL.length; i++) {
-    const outcome = STAGES_BEFORE_CALL[i].run(found);
-    // Only a stage that has something to wait for costs a turn of the event loop.
-    if (outcome instanceof Promise) return finishStages(found, outcome, i + 1);
-    if (outcome) return outcome;
-  }
-  return found;
+  return runStages(found, 0);
 }
 
-async function finishStages(call: ResolvedCall, pending: Promise<StageResult>, next: number): Promise<ResolvedCall | ToolResultUpdate> {
-  const stop = await pending;
-  if (stop) return stop;
-  for (let i = next; i < STAGES_BEFORE_CALL.length; i++) {
+function runStages(call: ResolvedCall, from: number): MaybePromise<ResolvedCall | ToolResultUpdate> {
+  for (let i = from; i < STAGES_BEFORE_CALL.length; i++) {
     const outcome = STAGES_BEFORE_CALL[i].run(call);
-    const stopped = outcome instanceof Promise ? await outcome : outcome;
-    if (stopped) return stopped;
+    // Only a stage that has something to wait for costs a turn of the event loop.
+    if (outcome instanceof Promise) return continueStages(call, outcome, i + 1);
+    if (outcome) return outcome;
   }
   return call;
+}
+
+function continueStages(call: ResolvedCall, pending: Promise<StageResult>, next: number): Promise<ResolvedCall | ToolResultUpdate> {
+  return pending.then((stop) => stop ?? runStages(call, next));
 }
 
 function runtimeFailure(state: CallState, content: string, error: unknown): ToolResultUpdate {
@@ -68,7 +65,7 @@ function runtimeFailure(state: CallState, content: string, error: unknown): Tool
 
 /** `done` goes out just before the result, so a listener never sees a result for a call still "running". */
 function announceDone(state: CallState, result: ToolResultUpdate): ToolResultUpdate {
-  emitStatus(state, "done", { outcome: result.outcome, durationMs: result.durationMs });
+  emitDone(state, result.outcome, result.durationMs);
   return result;
 }
 
@@ -87,7 +84,8 @@ export async function* runToolUse(
 ): AsyncGenerator<ToolUseUpdate, void> {
   const state = createCallState(toolUse, assistantMessage, canUseTool, context);
   let result: ToolResultUpdate | undefined;
-  emitStatus(state, "validating");
+  // The call's clock starts as it is validated.
+  emitStatus(state, "validating", state.started);
   try {
     try {
       const preparing = prepareCall(state);
@@ -121,6 +119,6 @@ export async function* runToolUse(
     }
   } finally {
     // The consumer stopped before the result: the board must not keep the call in progress forever.
-    if (!result) emitStatus(state, "done", { outcome: "cancelled", durationMs: Date.now() - state.started });
+    if (!result) emitDone(state, "cancelled", Date.now() - state.started);
   }
 }

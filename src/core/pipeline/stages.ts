@@ -16,6 +16,7 @@ import { watchAbort } from "../abort.js";
 import { decideWithoutRules } from "../permissionOrder.js";
 import {
   absorbHookOutcome,
+  emitAwaitingPermission,
   emitStatus,
   errorBlock,
   failCall,
@@ -186,18 +187,40 @@ async function preToolUseHooks(call: ResolvedCall, runner: HookRunner): Promise<
  * 7. Permission: the rule engine (or, without one, the same order with no rules), PermissionRequest hooks,
  * then canUseTool for what would still ask.
  */
-export async function resolvePermission(call: ResolvedCall): Promise<StageResult> {
+export function resolvePermission(call: ResolvedCall): Promise<StageResult> {
   const { tool, context, toolUseID } = call;
-  let decision: PermissionDecision = context.permissionDecider
-    ? await context.permissionDecider(tool, call.observable, context, { toolUseID, hookDecision: call.hookDecision })
-    : await decideWithoutRules(tool, call.observable, context, call.hookDecision);
+  let deciding: Promise<PermissionDecision>;
+  try {
+    deciding = Promise.resolve(
+      context.permissionDecider
+        ? context.permissionDecider(tool, call.observable, context, { toolUseID, hookDecision: call.hookDecision })
+        : decideWithoutRules(tool, call.observable, context, call.hookDecision),
+    );
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return deciding.then((decision) => settlePermission(call, decision));
+}
+
+/** A plain allow, the usual verdict, needs nothing more to wait for. */
+function settlePermission(call: ResolvedCall, decision: PermissionDecision): MaybePromise<StageResult> {
+  if (decision.behavior !== "allow" || (decision.updatedInput && !isDeepStrictEqual(decision.updatedInput, call.observable))) {
+    return settleAskOrChange(call, decision);
+  }
+  call.decision = decision;
+  return checkNotAborted(call, call.observable);
+}
+
+async function settleAskOrChange(call: ResolvedCall, verdict: PermissionDecision): Promise<StageResult> {
+  const { tool, context, toolUseID } = call;
+  let decision = verdict;
   if (decision.behavior === "ask" && context.hookRunner) {
     const outcome = await context.hookRunner.permissionRequest({ tool, input: call.observable, toolUseID, context, decision });
     absorbHookOutcome(call, outcome);
     if (outcome.decision) decision = outcome.decision;
   }
   if (decision.behavior === "ask") {
-    emitStatus(call, "awaiting_permission", { decision, explanation: decision.message });
+    emitAwaitingPermission(call, decision, decision.message);
     decision = await call.canUseTool(tool, call.observable, context, call.assistantMessage, toolUseID, decision);
   }
   if (decision.behavior !== "allow") {

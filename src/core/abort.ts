@@ -37,5 +37,5 @@ function unwatch(list: Array<() => void>, onAbort: () => void): void {
   if (index < 0) return;
   // Shift the rest down (in place, keeping the order the callbacks run in) rather than splice, which allocates.
   for (let i = index; i < list.length - 1; i++) list[i] = list[i + 1];
-  list.length--;
+  list.pop();
 }

@@ -18,18 +18,16 @@ export { sandboxInstallHint, checkSandboxSupport, acquireSandboxRuntime, release
 /**
  * The runtime starts its in-sandbox proxy relays (socat on 3128 and 1080) in the background right before the
  * command; on a loaded machine the command can win the race and find no proxy. Wait until both listen (at most
- * ~2 s), with shell builtins only: the sandbox has its own network namespace, so /proc/net/tcp lists just the
- * relays, and `read -t` on a pipe the shell holds both ends of sleeps without starting a process. (Probing with
- * connects and `sleep 0.01` forked three processes per round and made the relays open proxy connections.)
- * The pipe is opened only if the relays are not up at the first look; without /dev/fd it falls back to sleep.
+ * ~2 s). The check uses shell builtins only: the sandbox has its own network namespace, so /proc/net/tcp lists
+ * just the relays. (Probing with connects forked two subshells per round and made the relays open proxy
+ * connections.) Only a round that finds them not yet listening starts a `sleep`.
  */
 const WAIT_FOR_PROXY = [
-  "unset _tg_fd; _tg_n=0",
+  "_tg_n=0",
   "until { _tg_h=0; _tg_s=0; for _tg_f in /proc/net/tcp /proc/net/tcp6; do while read -r _tg_i _tg_l _tg_r _tg_st _tg_x; do " +
     "[[ $_tg_st == 0A ]] && case $_tg_l in *:0C38) _tg_h=1 ;; *:0438) _tg_s=1 ;; esac; done < $_tg_f; done 2>/dev/null; (( _tg_h && _tg_s )); } " +
-    "|| (( (_tg_n += 1) > 1000 )); do [[ -n $_tg_fd ]] || { exec {_tg_fd}<> <(:); } 2>/dev/null; read -t 0.002 -u \"$_tg_fd\" 2>/dev/null || [[ -n $_tg_fd ]] || sleep 0.01; done",
-  "[[ -n $_tg_fd ]] && exec {_tg_fd}<&-",
-  "unset _tg_fd _tg_n _tg_h _tg_s _tg_f _tg_i _tg_l _tg_r _tg_st _tg_x",
+    "|| (( (_tg_n += 1) > 400 )); do sleep 0.005; done",
+  "unset _tg_n _tg_h _tg_s _tg_f _tg_i _tg_l _tg_r _tg_st _tg_x",
 ].join("; ");
 
 export { sandboxSettingsSection, readSandboxSettings, type SandboxSettings } from "./settingsSection.js";

@@ -1,7 +1,10 @@
 /**
  * Sandbox bench: what the OS sandbox costs per Bash call. `true` through runToolUse in a session with the
  * sandbox on vs the same with --no-sandbox, alternating so machine load hits both alike; medians and ratio.
- * Also: how long a session waits for the sandbox runtime to start (proxies, violation monitor, probe run).
+ * Twice: a command no rule allows (read-only scope, the usual `ls` / `git status`) and one that may write
+ * (acceptEdits: the working directory writable minus its safety paths, found by scanning a tree of
+ * 1 500 files). Also where a sandboxed call's time goes (wrapping vs running), and how long a session
+ * waits for the sandbox runtime to start (proxies, violation monitor, probe run).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -10,6 +13,7 @@ import { runToolUse } from "../../src/core/pipeline/index.js";
 import type { CanUseToolFn } from "../../src/core/Tool.js";
 import { createSession, type Session } from "../../src/session/index.js";
 import { checkSandboxSupport } from "../../src/sandbox/index.js";
+import { pairedRatios, reportRow } from "../report.js";
 
 const support = checkSandboxSupport();
 if (!support.available) {
@@ -33,30 +37,66 @@ async function call(session: Session, command: string): Promise<number> {
   return performance.now() - start;
 }
 
+// A repository-like tree for the scan of nested safety paths (what a call that may write pays for).
+for (let d = 0; d < 150; d++) {
+  const dir = path.join(cwd, `pkg${d % 15}`, `mod${d}`);
+  fs.mkdirSync(dir, { recursive: true });
+  for (let f = 0; f < 10; f++) fs.writeFileSync(path.join(dir, `f${f}.ts`), "export {};\n");
+}
+fs.mkdirSync(path.join(cwd, "pkg3", "vendored", ".git"), { recursive: true });
+
 const startupStart = performance.now();
 const sandboxed = await createSession({ cwd, home, env });
 await call(sandboxed, "true");
 const firstCall = performance.now() - startupStart;
 const bare = await createSession({ cwd, home, env, sandbox: false });
+const writable = await createSession({ cwd, home, env, permissionMode: "acceptEdits" });
 if (sandboxed.sandbox.status !== "active") throw new Error(`sandbox not active: ${sandboxed.sandbox.reason}`);
 
-const ROUNDS = 40;
-for (let i = 0; i < 5; i++) {
+const ROUNDS = 30;
+for (let i = 0; i < 3; i++) {
   await call(sandboxed, "true");
+  await call(writable, "true");
   await call(bare, "true");
 }
-const inside: number[] = [];
+const readOnly: number[] = [];
+const mayWrite: number[] = [];
 const outside: number[] = [];
+const wrapOnly: number[] = [];
+const sandbox = sandboxed.context.sandbox;
+if (!sandbox) throw new Error("no sandbox on the session");
+const permissionContext = sandboxed.context.getAppState().toolPermissionContext;
 for (let i = 0; i < ROUNDS; i++) {
-  inside.push(await call(sandboxed, "true"));
+  readOnly.push(await call(sandboxed, "true"));
+  mayWrite.push(await call(writable, "true"));
   outside.push(await call(bare, "true"));
+  const start = performance.now();
+  const wrapped = await sandbox.wrap("true", { permissionContext, scope: "none", commandId: `wrap${i}` });
+  wrapOnly.push(performance.now() - start);
+  wrapped.finish();
 }
-const a = median(inside);
+const a = median(readOnly);
+const w = median(mayWrite);
 const b = median(outside);
 console.log("sandbox bench");
 console.log(`  session start + first sandboxed call (runtime start, probe run): ${fmt(firstCall)}`);
-console.log(`  Bash \`true\` per call, median of ${ROUNDS}: sandboxed ${fmt(a)}, unsandboxed ${fmt(b)}`);
-console.log(`  ratio sandboxed / unsandboxed: ${(a / b).toFixed(2)}x (+${fmt(a - b)} per call)`);
+console.log(`  Bash \`true\` per call, median of ${ROUNDS}: sandboxed read-only ${fmt(a)}, sandboxed may-write ${fmt(w)}, unsandboxed ${fmt(b)}`);
+console.log(`  of a sandboxed call, wrapping the command (policy + the runtime's bwrap arguments) ${fmt(median(wrapOnly))}`);
+for (const [label, runs, scope] of [
+  ["read-only (no rule)", readOnly, "read-only scope"],
+  ["may write (acceptEdits, 1 500-file tree)", mayWrite, "working directories writable"],
+] as const) {
+  const { ratio, spread } = pairedRatios(runs, outside);
+  console.log(`  ratio sandboxed ${label} / unsandboxed: ${ratio.toFixed(2)}x (+${fmt(median(runs) - b)} per call)`);
+  reportRow({
+    what: `Bash \`true\` sandboxed, ${scope}`,
+    peer: "the same call unsandboxed",
+    ratio,
+    spread,
+    detail: `${fmt(median(runs))} vs ${fmt(b)}, median of ${ROUNDS} alternating; wrapping ${fmt(median(wrapOnly))}`,
+  });
+}
 await sandboxed.close();
+await writable.close();
 await bare.close();
 fs.rmSync(cwd, { recursive: true, force: true });

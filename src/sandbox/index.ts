@@ -17,10 +17,18 @@ export { sandboxInstallHint, checkSandboxSupport, acquireSandboxRuntime, release
 
 /**
  * The runtime starts its in-sandbox proxy relays (socat on 3128 and 1080) in the background right before the
- * command; on a loaded machine the command can win the race and find no proxy. Wait for both (at most ~2 s).
+ * command; on a loaded machine the command can win the race and find no proxy. Wait until both listen (at most
+ * ~2 s). The check uses shell builtins only: the sandbox has its own network namespace, so /proc/net/tcp lists
+ * just the relays. (Probing with connects forked two subshells per round and made the relays open proxy
+ * connections.) Only a round that finds them not yet listening starts a `sleep`.
  */
-const WAIT_FOR_PROXY =
-  "_tg_n=0; until { (: <>/dev/tcp/127.0.0.1/3128) && (: <>/dev/tcp/127.0.0.1/1080); } 2>/dev/null || [ $((_tg_n += 1)) -gt 200 ]; do sleep 0.01; done; unset _tg_n";
+const WAIT_FOR_PROXY = [
+  "_tg_n=0",
+  "until { _tg_h=0; _tg_s=0; for _tg_f in /proc/net/tcp /proc/net/tcp6; do while read -r _tg_i _tg_l _tg_r _tg_st _tg_x; do " +
+    "[[ $_tg_st == 0A ]] && case $_tg_l in *:0C38) _tg_h=1 ;; *:0438) _tg_s=1 ;; esac; done < $_tg_f; done 2>/dev/null; (( _tg_h && _tg_s )); } " +
+    "|| (( (_tg_n += 1) > 400 )); do sleep 0.005; done",
+  "unset _tg_n _tg_h _tg_s _tg_f _tg_i _tg_l _tg_r _tg_st _tg_x",
+].join("; ");
 
 export { sandboxSettingsSection, readSandboxSettings, type SandboxSettings } from "./settingsSection.js";
 

@@ -123,9 +123,10 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${out}$`, "i");
 }
 
-/** Every path below `dir`, breadth-bounded, skipping dependency folders and git internals. */
-function walk(dir: string, depth: number, visit: (p: string) => void, budget = { left: NESTED_SCAN_LIMIT }): void {
+/** Every path below `dir`, breadth-bounded, skipping dependency folders and git internals; `listed` sees each directory read. */
+function walk(dir: string, depth: number, visit: (p: string) => void, budget = { left: NESTED_SCAN_LIMIT }, listed?: (dir: string) => void): void {
   if (depth < 0 || budget.left <= 0) return;
+  listed?.(dir);
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -136,20 +137,55 @@ function walk(dir: string, depth: number, visit: (p: string) => void, budget = {
     if (budget.left-- <= 0) return;
     const p = path.join(dir, entry.name);
     visit(p);
-    if (entry.isDirectory() && !SCAN_SKIP.has(entry.name)) walk(p, depth - 1, visit, budget);
+    if (entry.isDirectory() && !SCAN_SKIP.has(entry.name)) walk(p, depth - 1, visit, budget, listed);
   }
+}
+
+/** A directory's mtime, which changes whenever an entry in it is added, removed or renamed; -1 when it cannot be read. */
+const mtimeOf = (dir: string) => fs.statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? -1;
+
+/** One working directory's nested scan, with the mtime of every directory it read (taken before reading it). */
+interface NestedScan {
+  found: string[];
+  listed: { dir: string; mtimeMs: number }[];
+}
+
+/**
+ * Scans reused while none of the directories they read has changed: the scan reads every directory of a
+ * repository down to NESTED_SCAN_DEPTH on each sandboxed call that may write (12–20 ms in a repository of a
+ * few thousand files), while checking their mtimes is one stat each. A change anywhere it looked (a new
+ * nested repository or configuration file) makes the next call scan again. A scan that read a directory
+ * changed within the last MTIME_SETTLE_MS is not kept: file times are coarse (a clock tick), so a change in the
+ * same tick as the one before the scan could leave the mtime as it was.
+ */
+const nestedScans = new Map<string, NestedScan>();
+const MTIME_SETTLE_MS = 1_000;
+
+function nestedSafetyPaths(dir: string): string[] {
+  const cached = nestedScans.get(dir);
+  if (cached && cached.listed.every((d) => mtimeOf(d.dir) === d.mtimeMs)) return cached.found;
+  nestedScans.delete(dir);
+  const started = Date.now();
+  const scan: NestedScan = { found: [], listed: [] };
+  walk(
+    dir,
+    NESTED_SCAN_DEPTH,
+    (p) => {
+      const name = path.basename(p);
+      if (p === path.join(dir, name)) return;
+      if (name === ".git") scan.found.push(path.join(p, "hooks"), path.join(p, "config"));
+      else if (SAFETY_FILE_NAMES.includes(name) || SAFETY_RELATIVE_PATHS.includes(name)) scan.found.push(p);
+    },
+    undefined,
+    (listed) => scan.listed.push({ dir: listed, mtimeMs: mtimeOf(listed) }),
+  );
+  if (scan.listed.every((d) => d.mtimeMs < started - MTIME_SETTLE_MS)) nestedScans.set(dir, scan);
+  return scan.found;
 }
 
 /** Safety paths of one working directory, nested repositories and configuration files included. */
 function safetyPaths(dir: string): string[] {
-  const out = [...SAFETY_RELATIVE_PATHS, ...SAFETY_FILE_NAMES].map((rel) => path.join(dir, rel));
-  walk(dir, NESTED_SCAN_DEPTH, (p) => {
-    const name = path.basename(p);
-    if (p === path.join(dir, name)) return;
-    if (name === ".git") out.push(path.join(p, "hooks"), path.join(p, "config"));
-    else if (SAFETY_FILE_NAMES.includes(name) || SAFETY_RELATIVE_PATHS.includes(name)) out.push(p);
-  });
-  return out;
+  return [...[...SAFETY_RELATIVE_PATHS, ...SAFETY_FILE_NAMES].map((rel) => path.join(dir, rel)), ...nestedSafetyPaths(dir)];
 }
 
 export interface FilesystemPolicyRequest {

@@ -1,9 +1,12 @@
 /** The pure parts of the sandbox policy: write scope from a decision, rule patterns as sandbox paths, hosts. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionDecision, PermissionRule } from "../../src/core/permissionTypes.js";
 import { createEmptyPermissionContext } from "../../src/core/context.js";
 import { parsePermissionRule } from "../../src/permissions/index.js";
-import { SANDBOX_AUTO_ALLOW_REASON, matchesHostPattern, networkPolicy, writeScopeFor } from "../../src/sandbox/index.js";
+import { SANDBOX_AUTO_ALLOW_REASON, filesystemPolicy, matchesHostPattern, networkPolicy, writeScopeFor } from "../../src/sandbox/index.js";
 import { ruleToSandboxPaths } from "../../src/sandbox/policy.js";
 
 const rule = (behavior: "allow" | "deny" | "ask", text: string, root?: string): PermissionRule => ({
@@ -70,5 +73,39 @@ describe("network policy", () => {
     ["example.com.evil.net", "example.com", false],
   ])("%s against %s: %s", (host, pattern, expected) => {
     expect(matchesHostPattern(host, pattern)).toBe(expected);
+  });
+});
+
+describe("filesystem policy: nested safety paths", () => {
+  const backdate = (root: string) => {
+    const past = new Date(Date.now() - 60_000);
+    const visit = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) visit(path.join(dir, entry.name));
+      fs.utimesSync(dir, past, past);
+    };
+    visit(root);
+  };
+
+  it("finds a nested repository or configuration file created after an earlier call (the scan is reused only while nothing changed)", () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-policy-")));
+    try {
+      fs.mkdirSync(path.join(root, "a", "one", ".git"), { recursive: true });
+      fs.mkdirSync(path.join(root, "b", "deep"), { recursive: true });
+      backdate(root);
+      const policy = () => filesystemPolicy({ permissionContext: createEmptyPermissionContext(root), scope: "workingDirectories", tempDir: path.join(root, "tmp") });
+      const first = policy();
+      expect(first.denyWrite).toContain(path.join(root, "a", "one", ".git", "hooks"));
+      expect(policy()).toEqual(first);
+
+      fs.mkdirSync(path.join(root, "b", "deep", ".git"));
+      expect(policy().denyWrite).toContain(path.join(root, "b", "deep", ".git", "hooks"));
+
+      backdate(root);
+      policy();
+      fs.writeFileSync(path.join(root, "a", ".mcp.json"), "{}");
+      expect(policy().denyWrite).toContain(path.join(root, "a", ".mcp.json"));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

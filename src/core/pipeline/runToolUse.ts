@@ -3,19 +3,21 @@ import type { AssistantMessage, ToolUseBlock } from "../messages.js";
 import { classifyToolError, formatError } from "../errors.js";
 import {
   backfillInput,
-  callTool,
   checkNotAborted,
   resolvePermission,
   findTool,
-  mapResult,
+  mapCallResult,
+  nextRunEvent,
   parseInput,
+  startCall,
+  windDown,
   runPostToolUseHooks,
   runPreToolUseHooks,
   validateInput,
   type MaybePromise,
   type StageResult,
 } from "./stages.js";
-import { createCallState, emitStatus, errorBlock, wrapError, type CallState, type ProgressUpdate, type ResolvedCall, type ToolResultUpdate, type ToolUseUpdate } from "./state.js";
+import { createCallState, emitDone, emitStatus, errorBlock, wrapError, type CallState, type ProgressUpdate, type ResolvedCall, type ToolResultUpdate, type ToolUseUpdate } from "./state.js";
 
 /** The stages between finding the tool and calling it, in order; each may end the call with its result. */
 export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: ResolvedCall) => MaybePromise<StageResult> }> = [
@@ -28,24 +30,24 @@ export const STAGES_BEFORE_CALL: ReadonlyArray<{ name: string; run: (call: Resol
 ];
 
 /** Everything before the call: the tool found and allowed, or the result that ends the call. */
-async function prepareCall(state: CallState): Promise<ResolvedCall | ToolResultUpdate> {
-  const lookup = findTool(state);
-  const found = lookup instanceof Promise ? await lookup : lookup;
-  if ("type" in found) return found;
-  for (const stage of STAGES_BEFORE_CALL) {
-    const outcome = stage.run(found);
-    // Only a stage that has something to wait for costs a turn of the event loop.
-    const stop = outcome instanceof Promise ? await outcome : outcome;
-    if (stop) return stop;
-  }
-  return found;
+function prepareCall(state: CallState): MaybePromise<ResolvedCall | ToolResultUpdate> {
+  const found = findTool(state);
+  if (found instanceof Promise || "type" in found) return found;
+  return runStages(found, 0);
 }
 
-/** The call itself, streaming progress, then what follows it; returns the call's result. */
-async function* runCall(call: ResolvedCall): AsyncGenerator<ProgressUpdate, ToolResultUpdate> {
-  yield* callTool(call);
-  const after = runPostToolUseHooks(call);
-  return (after instanceof Promise ? await after : after) ?? (await mapResult(call));
+function runStages(call: ResolvedCall, from: number): MaybePromise<ResolvedCall | ToolResultUpdate> {
+  for (let i = from; i < STAGES_BEFORE_CALL.length; i++) {
+    const outcome = STAGES_BEFORE_CALL[i].run(call);
+    // Only a stage that has something to wait for costs a turn of the event loop.
+    if (outcome instanceof Promise) return continueStages(call, outcome, i + 1);
+    if (outcome) return outcome;
+  }
+  return call;
+}
+
+function continueStages(call: ResolvedCall, pending: Promise<StageResult>, next: number): Promise<ResolvedCall | ToolResultUpdate> {
+  return pending.then((stop) => stop ?? runStages(call, next));
 }
 
 function runtimeFailure(state: CallState, content: string, error: unknown): ToolResultUpdate {
@@ -61,10 +63,18 @@ function runtimeFailure(state: CallState, content: string, error: unknown): Tool
   };
 }
 
+/** `done` goes out just before the result, so a listener never sees a result for a call still "running". */
+function announceDone(state: CallState, result: ToolResultUpdate): ToolResultUpdate {
+  emitDone(state, result.outcome, result.durationMs);
+  return result;
+}
+
 /**
  * Run one tool_use through the whole pipeline, yielding progress as it happens and exactly one result.
  * Nothing thrown inside — by the tool, a hook, or the runtime — escapes as anything but that result.
  * Status changes (validating, awaiting_permission, running, done) go to `context.toolStatus`.
+ * The stages and the call run inline (no nested generators, no promise for a stage that answers at once):
+ * a trivial call's overhead is mostly allocation, and GC was a third of it.
  */
 export async function* runToolUse(
   toolUse: ToolUseBlock,
@@ -74,24 +84,41 @@ export async function* runToolUse(
 ): AsyncGenerator<ToolUseUpdate, void> {
   const state = createCallState(toolUse, assistantMessage, canUseTool, context);
   let result: ToolResultUpdate | undefined;
-  let announced = false;
-  /** `done` goes out just before the result, so a listener never sees a result for a call still "running". */
-  const conclude = (update: ToolResultUpdate) => {
-    result = update;
-    announced = true;
-    emitStatus(state, "done", { outcome: update.outcome, durationMs: update.durationMs });
-    return update;
-  };
-  emitStatus(state, "validating");
+  // The call's clock starts as it is validated.
+  emitStatus(state, "validating", state.started);
   try {
     try {
-      const prepared = await prepareCall(state);
-      yield conclude("type" in prepared ? prepared : yield* runCall(prepared));
+      const preparing = prepareCall(state);
+      const prepared = preparing instanceof Promise ? await preparing : preparing;
+      if ("type" in prepared) {
+        result = prepared;
+      } else {
+        const run = startCall(prepared);
+        try {
+          for (;;) {
+            while (run.progress.length > 0) yield run.progress.shift() as ProgressUpdate;
+            if (run.finished) break;
+            await nextRunEvent(run);
+          }
+          const grace = windDown(prepared, run);
+          if (grace) await grace;
+        } finally {
+          run.stopWatching();
+        }
+        const after = runPostToolUseHooks(prepared);
+        const stop = after instanceof Promise ? await after : after;
+        const mapped = stop ?? mapCallResult(prepared);
+        result = mapped instanceof Promise ? await mapped : mapped;
+      }
+      yield announceDone(state, result);
     } catch (err) {
-      if (!result) yield conclude(runtimeFailure(state, `Error: toolgate failed while running this tool: ${formatError(err)}`, err));
+      if (!result) {
+        result = runtimeFailure(state, `Error: toolgate failed while running this tool: ${formatError(err)}`, err);
+        yield announceDone(state, result);
+      }
     }
   } finally {
     // The consumer stopped before the result: the board must not keep the call in progress forever.
-    if (!announced) emitStatus(state, "done", { outcome: "cancelled", durationMs: Date.now() - state.started });
+    if (!result) emitDone(state, "cancelled", Date.now() - state.started);
   }
 }

@@ -1,7 +1,7 @@
 import type { AnyObject, AnyTool, CanUseToolFn, HookPermissionDecision, ToolResult, ToolUseContext, HookNotice, PostToolUseHookOutcome } from "../Tool.js";
 import type { PermissionDecision } from "../permissionTypes.js";
 import type { AssistantMessage, Message, TextBlock, ToolResultBlockParam, ToolUseBlock } from "../messages.js";
-import type { ToolCallStatus, ToolStatusUpdate, ToolUseOutcome } from "./status.js";
+import type { ToolUseOutcome } from "./status.js";
 
 export type { ToolUseOutcome };
 
@@ -98,8 +98,19 @@ export function absorbHookOutcome(state: CallState, outcome: HookOutcome, object
   if (outcome.blockingError && objection) state.additionalContext.push(`${objection}: ${outcome.blockingError}`);
 }
 
-export function emitStatus(state: CallState, status: ToolCallStatus, extra: Partial<ToolStatusUpdate> = {}): void {
-  state.context.toolStatus?.emit({ type: "status", toolUseID: state.toolUseID, toolName: state.toolName, status, at: Date.now(), ...extra });
+/** Each status is one object literal of a fixed shape (V8 then shares its hidden class across calls). */
+export function emitStatus(state: CallState, status: "validating" | "running", at = Date.now()): void {
+  state.context.toolStatus?.emit({ type: "status", toolUseID: state.toolUseID, toolName: state.toolName, status, at });
+}
+
+export function emitAwaitingPermission(state: CallState, decision: PermissionDecision, explanation: string | undefined): void {
+  state.context.toolStatus?.emit({ type: "status", toolUseID: state.toolUseID, toolName: state.toolName, status: "awaiting_permission", at: Date.now(), decision, explanation });
+}
+
+/** `at` is derived from the duration, so both come from one clock reading. */
+export function emitDone(state: CallState, outcome: ToolUseOutcome, durationMs: number): void {
+  const at = state.started + durationMs;
+  state.context.toolStatus?.emit({ type: "status", toolUseID: state.toolUseID, toolName: state.toolName, status: "done", at, outcome, durationMs });
 }
 
 export const wrapError = (message: string) => `<tool_use_error>${message}</tool_use_error>`;

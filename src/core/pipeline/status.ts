@@ -47,27 +47,24 @@ const FINISHED_CALLS_KEPT = 1_000;
 
 export function createToolStatusBoard(): ToolStatusBoard {
   const listeners = new Set<ToolStatusListener>();
+  // One map for both questions: a call is in progress while its latest status is not `done`. A separate set
+  // of running ids cost an allocation per call (V8 shrinks a Set's table each time it empties).
   const latest = new Map<string, ToolStatusUpdate>();
-  const running = new Set<string>();
-  let finished: string[] = [];
+  // The last finished calls, oldest overwritten first, so remembering one costs no copying.
+  const finished: string[] = [];
+  let nextSlot = 0;
 
-  const forget = () => {
-    if (finished.length <= FINISHED_CALLS_KEPT * 2) return;
-    const drop = finished.slice(0, finished.length - FINISHED_CALLS_KEPT);
-    finished = finished.slice(-FINISHED_CALLS_KEPT);
-    for (const id of drop) if (!running.has(id)) latest.delete(id);
+  const rememberFinished = (toolUseID: string) => {
+    const evicted = finished[nextSlot];
+    finished[nextSlot] = toolUseID;
+    nextSlot = (nextSlot + 1) % FINISHED_CALLS_KEPT;
+    if (evicted !== undefined && evicted !== toolUseID && latest.get(evicted)?.status === "done") latest.delete(evicted);
   };
 
   return {
     emit(update) {
       latest.set(update.toolUseID, update);
-      if (update.status === "done") {
-        running.delete(update.toolUseID);
-        finished.push(update.toolUseID);
-        forget();
-      } else {
-        running.add(update.toolUseID);
-      }
+      if (update.status === "done") rememberFinished(update.toolUseID);
       if (listeners.size === 0) return;
       for (const listener of [...listeners]) {
         try {
@@ -81,7 +78,11 @@ export function createToolStatusBoard(): ToolStatusBoard {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    inProgress: () => new Set(running),
+    inProgress: () => {
+      const running = new Set<string>();
+      for (const [toolUseID, update] of latest) if (update.status !== "done") running.add(toolUseID);
+      return running;
+    },
     get: (toolUseID) => latest.get(toolUseID),
   };
 }

@@ -158,7 +158,6 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
   let context: ToolUseContext = { ...options.context, abortController: controller };
 
   const finish = (reason: AgentStopReason, error?: string): AgentResult => {
-    options.signal?.removeEventListener("abort", onAbort);
     return {
       reason,
       turns,
@@ -397,6 +396,9 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
     const problems = repairHistory(options.messages);
     if (problems.length) yield { type: "history_repaired", problems };
     return yield* end(finish("error", `toolgate failed in the agent loop: ${formatError(err)}`));
+  } finally {
+    // Also when the caller stops iterating early: nothing of this prompt stays attached to its signal.
+    options.signal?.removeEventListener("abort", onAbort);
   }
 }
 

@@ -11,6 +11,7 @@ import type { Message } from "../core/messages.js";
 import type { PermissionDecision, PermissionDecisionReason, PermissionResult } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
 import { MessageAssembler, type Provider } from "../providers/index.js";
+import { promptText, textOf } from "./history.js";
 
 export interface AutoModeVerdict {
   behavior: "allow" | "deny";
@@ -51,10 +52,8 @@ function reasonAllowsClassifier(reason: PermissionDecisionReason | undefined): b
 function recentUserRequests(messages: readonly Message[]): string[] {
   const requests: string[] = [];
   for (let i = messages.length - 1; i >= 0 && requests.length < RECENT_REQUESTS; i--) {
-    const message = messages[i];
-    if (message.role !== "user") continue;
-    const text = typeof message.content === "string" ? message.content : message.content.flatMap((b) => (b.type === "text" && !b.text.startsWith("<system-reminder>") ? [b.text] : [])).join("\n");
-    if (text.trim()) requests.unshift(text.slice(0, 2_000));
+    const text = promptText(messages[i]);
+    if (text?.trim()) requests.unshift(text.slice(0, 2_000));
   }
   return requests;
 }
@@ -118,7 +117,7 @@ export function createAutoModeClassifier(provider: Provider): AutoModeClassifier
         )) {
           assembler.push(event);
         }
-        const text = assembler.message().content.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("");
+        const text = textOf(assembler.message().content);
         const verdict = assembler.stop?.complete ? parseVerdict(text) : undefined;
         if (!verdict) {
           const why = assembler.errors.at(-1)?.message ?? (text ? `its answer was not a verdict: ${text.slice(0, 200)}` : "it gave no answer");

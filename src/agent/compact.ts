@@ -9,6 +9,7 @@ import fs from "node:fs";
 import type { ToolUseContext } from "../core/Tool.js";
 import type { Message, TextBlock, ToolResultBlockParam, UserMessage } from "../core/messages.js";
 import { formatError } from "../core/errors.js";
+import { isPrompt, promptText, textOf } from "./history.js";
 import { countContextTokens, estimateTokens, MessageAssembler, type ModelInfo, type Provider, type Usage } from "../providers/index.js";
 
 /** Room kept free besides the answer's: estimates are rough and the system prompt and tools also count. */
@@ -72,17 +73,6 @@ function tailStart(messages: readonly Message[], budget: number): number {
     split = i;
   }
   return split;
-}
-
-function isPrompt(message: Message): boolean {
-  if (message.role !== "user") return false;
-  return typeof message.content === "string" || !message.content.some((b) => b.type === "tool_result");
-}
-
-function promptText(message: Message): string | undefined {
-  if (!isPrompt(message)) return undefined;
-  const content = (message as UserMessage).content;
-  return typeof content === "string" ? content : content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 }
 
 /** The cheap step: clears large tool outputs older than the recent tail. Returns how many were cleared. */
@@ -176,11 +166,7 @@ export async function compactHistory(args: {
   } catch (err) {
     assembler.push({ type: "error", error: { kind: "unknown", retryable: false, message: formatError(err) } });
   }
-  const summary = assembler
-    .message()
-    .content.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : []))
-    .join("")
-    .trim();
+  const summary = textOf(assembler.message().content).trim();
   if (!assembler.stop?.complete || !summary) {
     const why = assembler.errors.at(-1)?.message ?? "the model gave no summary";
     return { kind: "failed", tokensBefore, tokensAfter: tokensBefore, message: `compaction failed: ${why}` };

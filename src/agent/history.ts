@@ -9,6 +9,26 @@ export const INTERRUPTED_RESULT = "The session ended before this tool call finis
 
 type UserBlock = ToolResultBlockParam | TextBlock;
 
+/** The text of a message's text blocks, joined. */
+export function textOf(blocks: ReadonlyArray<AssistantContentBlock | UserBlock>): string {
+  return blocks.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("");
+}
+
+/** A user message that is a prompt (the user's words), not a message of tool results. */
+export function isPrompt(message: Message): boolean {
+  if (message.role !== "user") return false;
+  return typeof message.content === "string" || !message.content.some((b) => b.type === "tool_result");
+}
+
+/** What the user wrote in a prompt, without the context hooks added to it; undefined for anything else. */
+export function promptText(message: Message): string | undefined {
+  if (!isPrompt(message)) return undefined;
+  const content = (message as UserMessage).content;
+  if (typeof content === "string") return content;
+  const text = content.flatMap((b) => (b.type === "text" && !b.text.startsWith("<system-reminder>") ? [b.text] : [])).join("\n");
+  return text || undefined;
+}
+
 function toolUseIds(content: readonly AssistantContentBlock[]): string[] {
   return content.filter((b): b is ToolUseBlock => b.type === "tool_use").map((b) => b.id);
 }

@@ -20,7 +20,7 @@ import {
   type Usage,
 } from "../providers/index.js";
 import { createRepeatGuard, repeatedCallNotice, REPEAT_LIMIT } from "./repeatGuard.js";
-import { repairHistory } from "./history.js";
+import { repairHistory, textOf } from "./history.js";
 import { compactHistory, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
 import { countContextTokens, estimateTokens } from "../providers/index.js";
 
@@ -103,10 +103,6 @@ function text(value: string): TextBlock {
 
 function isToolUse(block: AssistantContentBlock): block is ToolUseBlock {
   return block.type === "tool_use";
-}
-
-function textOf(blocks: ReadonlyArray<AssistantContentBlock | UserBlock>): string {
-  return blocks.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("");
 }
 
 function lastText(message: AssistantMessage | undefined): string {

@@ -9,6 +9,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Message } from "../core/messages.js";
 import { projectKey } from "../core/context.js";
+import { promptText } from "./history.js";
 
 export const TRANSCRIPT_VERSION = 1;
 
@@ -146,13 +147,6 @@ export interface SessionSummary {
   lastPrompt: string;
   turns: number;
   sizeBytes: number;
-}
-
-function promptText(message: Message): string | undefined {
-  if (message.role !== "user") return undefined;
-  if (typeof message.content === "string") return message.content;
-  const text = message.content.flatMap((b) => (b.type === "text" && !b.text.startsWith("<system-reminder>") ? [b.text] : [])).join(" ");
-  return message.content.some((b) => b.type === "tool_result") ? undefined : text || undefined;
 }
 
 /** The project's sessions, newest first. */

@@ -149,8 +149,8 @@ export interface SessionSummary {
   sizeBytes: number;
 }
 
-/** The project's sessions, newest first. */
-export function listSessions(home: string, cwd: string): SessionSummary[] {
+/** The project's transcript files, newest first, from the directory listing alone (no file is read). */
+function sessionFiles(home: string, cwd: string): Array<{ sessionId: string; path: string; mtimeMs: number; size: number }> {
   const dir = projectTranscriptDir(home, cwd);
   let names: string[];
   try {
@@ -158,25 +158,40 @@ export function listSessions(home: string, cwd: string): SessionSummary[] {
   } catch {
     return [];
   }
-  const summaries = names.flatMap((name): SessionSummary[] => {
-    const file = path.join(dir, name);
+  return names
+    .flatMap((name) => {
+      const file = path.join(dir, name);
+      try {
+        const stat = fs.statSync(file);
+        return [{ sessionId: name.slice(0, -".jsonl".length), path: file, mtimeMs: stat.mtimeMs, size: stat.size }];
+      } catch {
+        return [];
+      }
+    })
+    .sort((a, b) => b.mtimeMs - a.mtimeMs);
+}
+
+/** The project's sessions, newest first, each read for its summary. */
+export function listSessions(home: string, cwd: string): SessionSummary[] {
+  return sessionFiles(home, cwd).flatMap((file): SessionSummary[] => {
     try {
-      const stat = fs.statSync(file);
-      const loaded = loadTranscript(file);
+      const loaded = loadTranscript(file.path);
       const lastPrompt = [...loaded.messages].reverse().map(promptText).find((t) => t !== undefined) ?? "";
-      return [{ sessionId: loaded.sessionId, path: file, startedAt: loaded.startedAt, modifiedAt: stat.mtime.toISOString(), lastPrompt, turns: loaded.turns, sizeBytes: stat.size }];
+      return [{ sessionId: loaded.sessionId, path: file.path, startedAt: loaded.startedAt, modifiedAt: new Date(file.mtimeMs).toISOString(), lastPrompt, turns: loaded.turns, sizeBytes: file.size }];
     } catch {
       return [];
     }
   });
-  return summaries.sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : 0));
 }
 
 export class SessionNotFoundError extends Error {}
 
-/** `--resume ID-or-prefix` / `--continue`: the one matching session of this project, or an error saying what exists. */
-export function findSession(home: string, cwd: string, idOrPrefix: string | undefined): SessionSummary {
-  const sessions = listSessions(home, cwd);
+/**
+ * `--resume ID-or-prefix` / `--continue`: the one matching session of this project (by file name, without
+ * reading any transcript), or an error saying what exists.
+ */
+export function findSession(home: string, cwd: string, idOrPrefix: string | undefined): { sessionId: string; path: string } {
+  const sessions = sessionFiles(home, cwd);
   const where = projectTranscriptDir(home, cwd);
   if (sessions.length === 0) throw new SessionNotFoundError(`no sessions for this project yet (looked in ${where})`);
   if (idOrPrefix === undefined) return sessions[0];
@@ -191,24 +206,14 @@ export function findSession(home: string, cwd: string, idOrPrefix: string | unde
  * (checkpoints, persisted results). Returns the ids removed. A file that cannot be removed is left alone.
  */
 export function pruneSessions(home: string, cwd: string, days: number, keep?: string): string[] {
-  const dir = projectTranscriptDir(home, cwd);
   const cutoff = Date.now() - days * 86_400_000;
   const removed: string[] = [];
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
-    const id = name.slice(0, -".jsonl".length);
-    if (id === keep) continue;
-    const file = path.join(dir, name);
+  for (const file of sessionFiles(home, cwd)) {
+    if (file.sessionId === keep || file.mtimeMs >= cutoff) continue;
     try {
-      if (fs.statSync(file).mtimeMs >= cutoff) continue;
-      fs.rmSync(path.join(dir, id), { recursive: true, force: true });
-      fs.rmSync(file, { force: true });
-      removed.push(id);
+      fs.rmSync(path.join(path.dirname(file.path), file.sessionId), { recursive: true, force: true });
+      fs.rmSync(file.path, { force: true });
+      removed.push(file.sessionId);
     } catch {
       // in use or not ours to remove: try again next time
     }

@@ -1,7 +1,6 @@
 /** `toolgate -p`: the agent loop without a UI (see src/agent/headless.ts). */
 import { createProvider, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
 import { createSession } from "../session/index.js";
-import { mergeSettings } from "../settings/index.js";
 import { findProjectInstructions } from "../agent/instructions.js";
 import { readEnvironment } from "../agent/environment.js";
 import { buildSystemPrompt } from "../agent/systemPrompt.js";
@@ -106,7 +105,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       }
     }
 
-    const merged = mergeSettings(session.settings);
+    const merged = session.context.options.settings;
     const provider = createProvider({ provider: flags.provider as ProviderName | undefined, model: flags.model, baseURL: flags.baseUrl, settings: merged });
     const cwd = session.context.getCwd();
     const system = buildSystemPrompt({

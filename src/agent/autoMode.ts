@@ -58,7 +58,8 @@ function recentUserRequests(messages: readonly Message[]): string[] {
   return requests;
 }
 
-function describeAction(tool: AnyTool, input: AnyObject): string {
+/** The call as the classifier sees it: the tool's own compact form of its input, cut to a bound. */
+export function describeActionForClassifier(tool: AnyTool, input: AnyObject): string {
   let action: unknown;
   try {
     action = tool.toAutoClassifierInput(input);
@@ -98,7 +99,7 @@ export function createAutoModeClassifier(provider: Provider): AutoModeClassifier
           .slice(0, 50);
       const question = {
         tool: tool.name,
-        action: describeAction(tool, input),
+        action: describeActionForClassifier(tool, input),
         why_it_needs_approval: decision.behavior === "ask" ? decision.message : "",
         working_directory: context.getCwd(),
         user_requests: recentUserRequests(messages),
@@ -144,4 +145,3 @@ export function logAutoModeDecision(context: ToolUseContext, entry: { tool: stri
   }
 }
 
-export { describeAction as describeActionForClassifier };

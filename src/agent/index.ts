@@ -11,3 +11,4 @@ export { openTranscript, loadTranscript, pruneSessions, listSessions, findSessio
 export { createAutoModeClassifier, classifierMayDecide, parseVerdict, type AutoModeClassifier, type AutoModeVerdict } from "./autoMode.js";
 export { compactHistory, clearOldToolOutputs, compactionThreshold, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
 export { cleanupSettingsSection, readCleanupPeriodDays, DEFAULT_CLEANUP_PERIOD_DAYS } from "./settingsSection.js";
+export { createModelAccess, type ModelAccessOptions } from "./modelAccess.js";

@@ -1,5 +1,6 @@
 /** `toolgate -p`: the agent loop without a UI (see src/agent/headless.ts). */
-import { createProvider, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
+import { createProvider, resolveProviderConfig, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
+import { createModelAccess } from "../agent/modelAccess.js";
 import { createSession } from "../session/index.js";
 import { findProjectInstructions } from "../agent/instructions.js";
 import { readEnvironment } from "../agent/environment.js";
@@ -106,7 +107,9 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     }
 
     const merged = session.context.options.settings;
-    const provider = createProvider({ provider: flags.provider as ProviderName | undefined, model: flags.model, baseURL: flags.baseUrl, settings: merged });
+    const selection = { provider: flags.provider as ProviderName | undefined, model: flags.model, baseURL: flags.baseUrl };
+    const provider = createProvider({ ...selection, settings: merged });
+    session.context.models = createModelAccess({ provider, smallModel: resolveProviderConfig(selection, process.env, merged).smallModel });
     const cwd = session.context.getCwd();
     const system = buildSystemPrompt({
       environment: await readEnvironment(cwd),

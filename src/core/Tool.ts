@@ -219,6 +219,31 @@ export interface SessionPaths {
   toolResultsDir: string;
 }
 
+/** A question for the model without tools (WebFetch's answer step, summaries); `model: "small"` picks the session's small model. */
+export interface ModelQuestion {
+  system?: string;
+  prompt: string;
+  model?: "small" | "main";
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface ModelAnswer {
+  text: string;
+  /** The model that answered. */
+  model: string;
+  usage?: { input: number; output: number };
+}
+
+/**
+ * The model, for tools that need one. Set by whoever runs the agent loop (`-p`, the UI); absent in `exec`
+ * and `mcp serve`, where a tool falls back to what it can do without a model.
+ */
+export interface ModelAccess {
+  /** One request without tools. Rejects (with a message for the model) when the model fails or is cut short. */
+  ask(question: ModelQuestion): Promise<ModelAnswer>;
+}
+
 export interface ToolUseContext {
   options: ToolUseContextOptions;
   sessionId: string;
@@ -253,6 +278,8 @@ export interface ToolUseContext {
   hookRunner?: HookRunner;
   /** Environment for child processes and hooks. */
   env: NodeJS.ProcessEnv;
+  /** The model, when an agent loop runs (see ModelAccess). */
+  models?: ModelAccess;
 }
 
 export type { PermissionMode };

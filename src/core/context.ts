@@ -1,7 +1,7 @@
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import type { AppState, HookRunner, McpClientInfo, PermissionDecider, SessionPaths, SettingsSectionSchema, ToolUseContext, Tools } from "./Tool.js";
+import type { AppState, HookRunner, McpClientInfo, ModelAccess, PermissionDecider, SessionPaths, SettingsSectionSchema, ToolUseContext, Tools } from "./Tool.js";
 import type { Message } from "./messages.js";
 import type { PermissionMode, ToolPermissionContext } from "./permissionTypes.js";
 import { getToolgateHome } from "../util/home.js";
@@ -60,6 +60,7 @@ export interface CreateToolUseContextOptions {
   agentId?: string;
   /** Share one board between contexts (a subagent's calls showing in the parent's UI). */
   toolStatus?: ToolStatusBoard;
+  models?: ModelAccess;
 }
 
 /** The session's dependency container, with every stateful part created fresh unless supplied. */
@@ -115,6 +116,7 @@ export function createToolUseContext(options: CreateToolUseContextOptions): Tool
     permissionDecider: options.permissionDecider,
     hookRunner: options.hookRunner,
     env,
+    ...(options.models ? { models: options.models } : {}),
   };
 }
 

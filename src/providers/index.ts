@@ -40,9 +40,14 @@ export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai"];
 
 export const DEFAULT_MODELS: Readonly<Record<ProviderName, string>> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4o" };
 
+/** A small fast model per provider for side questions; an OpenAI-compatible server may host one model only, so its main one. */
+export const DEFAULT_SMALL_MODELS: Readonly<Record<ProviderName, string | undefined>> = { anthropic: "claude-haiku-4-5", openai: undefined };
+
 export interface ProviderSelection {
   provider?: ProviderName;
   model?: string;
+  /** The small model (`TOOLGATE_SMALL_MODEL`, settings `provider.smallModel`). */
+  smallModel?: string;
   baseURL?: string;
   apiKey?: string;
 }
@@ -52,6 +57,7 @@ export type SettingSource = "option" | "env" | "settings" | "default";
 export interface ResolvedProviderConfig {
   provider: ProviderName;
   model: string;
+  smallModel: string;
   baseURL?: string;
   apiKey?: string;
   /** Where each value came from (for doctor); for the key, the variable's name. */
@@ -86,11 +92,13 @@ export function resolveProviderConfig(
   const pick = (option: string | undefined, envValue: string | undefined, setting: string | undefined): [string, SettingSource] | undefined =>
     option ? [option, "option"] : envValue ? [envValue, "env"] : setting ? [setting, "settings"] : undefined;
   const [model, modelSource] = pick(options.model, env.TOOLGATE_MODEL || env[MODEL_VARS[provider]], fromSettings.model) ?? [DEFAULT_MODELS[provider], "default"];
+  const smallModel = pick(options.smallModel, env.TOOLGATE_SMALL_MODEL, fromSettings.smallModel)?.[0] ?? DEFAULT_SMALL_MODELS[provider] ?? model;
   const baseURL = pick(options.baseURL, env[URL_VARS[provider]], fromSettings.baseURL);
   const apiKey = options.apiKey ? ["option", options.apiKey] : env[KEY_VARS[provider]] ? [KEY_VARS[provider], env[KEY_VARS[provider]]!] : undefined;
   return {
     provider,
     model,
+    smallModel,
     ...(baseURL ? { baseURL: baseURL[0] } : {}),
     ...(apiKey ? { apiKey: apiKey[1] } : {}),
     sources: { provider: providerSource, model: modelSource, ...(baseURL ? { baseURL: baseURL[1] } : {}), ...(apiKey ? { apiKey: apiKey[0] } : {}) },

@@ -9,12 +9,14 @@ export const modelsSettingsSection = {
   schema: z.record(z.string().min(1), z.looseObject({ contextWindow: positiveInt.optional(), maxOutputTokens: positiveInt.optional() })),
 };
 
-/** `provider` in settings.json: `{"name": "openai", "model": "qwen3:8b", "baseURL": "http://127.0.0.1:11434/v1"}`. Keys stay in the environment. */
+/** `provider` in settings.json: `{"name": "openai", "model": "qwen3:8b", "smallModel": "qwen3:1.7b", "baseURL": "http://127.0.0.1:11434/v1"}`. Keys stay in the environment. */
 export const providerSettingsSection = {
   key: "provider",
   schema: z.looseObject({
     name: z.enum(["anthropic", "openai"]).optional(),
     model: z.string().trim().min(1).optional(),
+    /** The model for side questions (WebFetch's answer step, summaries); see DEFAULT_SMALL_MODELS. */
+    smallModel: z.string().trim().min(1).optional(),
     baseURL: z.url().optional(),
   }),
 };

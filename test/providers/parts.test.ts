@@ -164,14 +164,23 @@ describe("provider selection", () => {
     expect(resolveProviderConfig({}, {}, settings)).toEqual({
       provider: "openai",
       model: "qwen3:8b",
+      smallModel: "qwen3:8b",
       baseURL: "http://127.0.0.1:11434/v1",
       sources: { provider: "settings", model: "settings", baseURL: "settings" },
     });
     const env = { TOOLGATE_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://proxy" };
     expect(resolveProviderConfig({}, env, settings)).toMatchObject({ provider: "anthropic", model: "qwen3:8b", baseURL: "http://proxy", apiKey: "k", sources: { apiKey: "ANTHROPIC_API_KEY" } });
     expect(resolveProviderConfig({ provider: "openai", model: "gpt-4.1", baseURL: "http://x/v1" }, env, settings)).toMatchObject({ provider: "openai", model: "gpt-4.1", baseURL: "http://x/v1", sources: { provider: "option", model: "option", baseURL: "option" } });
-    expect(resolveProviderConfig({}, {}, {})).toEqual({ provider: "anthropic", model: "claude-sonnet-4-5", sources: { provider: "default", model: "default" } });
+    expect(resolveProviderConfig({}, {}, {})).toEqual({ provider: "anthropic", model: "claude-sonnet-4-5", smallModel: "claude-haiku-4-5", sources: { provider: "default", model: "default" } });
     expect(resolveProviderConfig({}, { OPENAI_BASE_URL: "http://127.0.0.1:8080/v1" }, {})).toMatchObject({ provider: "openai", model: "gpt-4o" });
+  });
+
+  it("the small model: option, TOOLGATE_SMALL_MODEL, settings, then the provider's default (OpenAI-compatible: the main model)", () => {
+    expect(resolveProviderConfig({ smallModel: "a" }, { TOOLGATE_SMALL_MODEL: "b" }, { provider: { smallModel: "c" } }).smallModel).toBe("a");
+    expect(resolveProviderConfig({}, { TOOLGATE_SMALL_MODEL: "b" }, { provider: { smallModel: "c" } }).smallModel).toBe("b");
+    expect(resolveProviderConfig({}, {}, { provider: { smallModel: "c" } }).smallModel).toBe("c");
+    expect(resolveProviderConfig({ provider: "anthropic" }, {}, {}).smallModel).toBe("claude-haiku-4-5");
+    expect(resolveProviderConfig({ provider: "openai", model: "llama3" }, {}, {}).smallModel).toBe("llama3");
   });
 
   it("createProvider builds without loading an SDK or touching the network", () => {

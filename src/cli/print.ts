@@ -1,41 +1,24 @@
 /** `toolgate -p`: the agent loop without a UI (see src/agent/headless.ts). */
-import { createProvider, resolveProviderConfig, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
-import { createModelAccess } from "../agent/modelAccess.js";
 import { createSession } from "../session/index.js";
-import { findProjectInstructions } from "../agent/instructions.js";
-import { readEnvironment } from "../agent/environment.js";
-import { buildSystemPrompt } from "../agent/systemPrompt.js";
 import { exitCodeFor, runHeadless, type InputFormat, type OutputFormat } from "../agent/headless.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
-import { findSession, loadTranscript, openTranscript, pruneSessions, SessionNotFoundError } from "../agent/transcript.js";
-import { readCleanupPeriodDays } from "../agent/settingsSection.js";
-import { repairHistory } from "../agent/history.js";
 import { compactionThreshold } from "../agent/compact.js";
-import { getModelInfo, readModelOverrides } from "../providers/index.js";
-import { getToolgateHome } from "../util/home.js";
-import type { Message } from "../core/messages.js";
+import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
+import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
-export interface PrintFlags extends SessionFlags {
+export interface PrintFlags extends SessionFlags, AgentFlags {
   print?: boolean;
   outputFormat?: string;
   inputFormat?: string;
   verbose?: boolean;
   includePartialMessages?: boolean;
-  model?: string;
-  provider?: string;
-  baseUrl?: string;
-  systemPrompt?: string;
-  appendSystemPrompt?: string;
   maxTurns?: string;
   permissionPromptTool?: string;
-  continue?: boolean;
-  /** `--resume` alone is true; with an id (or a prefix of one) the string. */
-  resume?: string | boolean;
 }
 
 const OUTPUT_FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json"];
@@ -74,19 +57,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
   // batched as not concurrency-safe.
   void loadBashImplementation().catch(() => undefined);
   const sessionOptions = sessionOptionsFromFlags(flags);
-  if (flags.continue && flags.resume !== undefined) throw new UsageError("use --continue or --resume, not both");
-  if (flags.resume === true) throw new UsageError("--resume needs a session id (or the start of one) with -p; toolgate sessions lists them");
-  // A resumed session keeps its id: its transcript, checkpoints and persisted results continue where they were.
-  let resumed: ReturnType<typeof loadTranscript> | undefined;
-  if (flags.continue || typeof flags.resume === "string") {
-    try {
-      const found = findSession(sessionOptions.home ?? getToolgateHome(), sessionOptions.cwd!, typeof flags.resume === "string" ? flags.resume : undefined);
-      resumed = loadTranscript(found.path);
-    } catch (err) {
-      if (err instanceof SessionNotFoundError) throw new UsageError(`${flags.continue ? "--continue" : "--resume"}: ${err.message}`);
-      throw err;
-    }
-  }
+  const resumed = findResumedSession(flags, sessionOptions);
   // With a prompt tool or a controlling client someone can answer "ask": the session must not auto-deny.
   const canAsk = flags.permissionPromptTool !== undefined || inputFormat === "stream-json" || flags.permissionMode === "auto";
   const session = await createSession({ ...sessionOptions, mcpConfigFiles: flags.mcpConfig ?? [], interactive: canAsk, ...(resumed ? { sessionId: resumed.sessionId } : {}) });
@@ -106,17 +77,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       }
     }
 
-    const merged = session.context.options.settings;
-    const selection = { provider: flags.provider as ProviderName | undefined, model: flags.model, baseURL: flags.baseUrl };
-    const provider = createProvider({ ...selection, settings: merged });
-    session.context.models = createModelAccess({ provider, smallModel: resolveProviderConfig(selection, process.env, merged).smallModel });
-    const cwd = session.context.getCwd();
-    const system = buildSystemPrompt({
-      environment: await readEnvironment(cwd),
-      instructions: findProjectInstructions({ cwd, home: session.context.paths.home }),
-      systemPrompt: flags.systemPrompt,
-      appendSystemPrompt: flags.appendSystemPrompt,
-    });
+    const { provider, system: baseSystem, merged, cwd } = await prepareAgent(session, flags);
 
     // First Ctrl-C interrupts the model and the tools (the result line still comes); a second one quits.
     const controller = new AbortController();
@@ -133,25 +94,13 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     });
     process.on("SIGINT", onSigint);
     try {
-      const sessionStart = await session.context.hookRunner?.sessionStart?.({ context: session.context, source: "startup" });
-      for (const notice of sessionStart?.notices ?? []) process.stderr.write(`[toolgate] ${notice.hookEvent} hook ${notice.level}: ${notice.message}\n`);
-      const startContext = sessionStart?.additionalContext ?? [];
-      pruneSessions(session.context.paths.home, cwd, readCleanupPeriodDays(merged), session.context.sessionId);
-      const messages: Message[] = resumed?.messages ?? [];
-      const transcript = openTranscript({ home: session.context.paths.home, cwd, sessionId: session.context.sessionId, model: provider.model, lastUuid: resumed?.lastUuid });
-      if (resumed) {
-        const problems = [...resumed.problems, ...repairHistory(messages)];
-        if (problems.length) {
-          transcript.repaired(problems);
-          process.stderr.write(`[toolgate] resumed session ${resumed.sessionId}: ${problems.join("; ")}\n`);
-        }
-      }
+      const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed });
       const result = await runHeadless({
         messages,
         transcript,
         session,
         provider,
-        system: startContext.length ? [...system, ...startContext.map((c) => `Context from a SessionStart hook:\n${c}`)] : system,
+        system,
         prompt,
         input: process.stdin,
         inputFormat,

@@ -244,6 +244,17 @@ export interface ModelAccess {
   ask(question: ModelQuestion): Promise<ModelAnswer>;
 }
 
+/**
+ * Told about each file a writer tool changes (LSP diagnostics, skill discovery). Observers must never throw
+ * and must settle within their own short deadline: a slow observer must not delay an edit.
+ */
+export interface FileWriteObserver {
+  /** Before the write, from the writer's validateInput (an LSP server takes its baseline here). */
+  beforeWrite?(absPath: string, context: ToolUseContext): Promise<void>;
+  /** After the write; text it returns is shown to the model with the tool's result. */
+  afterWrite?(absPath: string, context: ToolUseContext): Promise<string | undefined>;
+}
+
 export interface ToolUseContext {
   options: ToolUseContextOptions;
   sessionId: string;
@@ -280,6 +291,8 @@ export interface ToolUseContext {
   env: NodeJS.ProcessEnv;
   /** The model, when an agent loop runs (see ModelAccess). */
   models?: ModelAccess;
+  /** Who hears about file writes (see FileWriteObserver); the session's list, shared with subagents. */
+  fileWriteObservers?: FileWriteObserver[];
 }
 
 export type { PermissionMode };

@@ -12,7 +12,21 @@ interface Price {
 }
 
 // Longest prefix wins, so "claude-opus-4-5" is not priced as "claude-opus-4".
+// Checked against platform.claude.com/docs/en/about-claude/pricing on 2026-12-03; cache writes at the 5-minute rate.
+// Haiku 5.5 is the band for prompts up to 100K tokens (longer prompts cost 5x; totals cannot tell them apart).
 const PRICES: ReadonlyArray<[prefix: string, price: Price]> = [
+  ["claude-fable-5-1", { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 0.25 }],
+  ["claude-fable-5", { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 1 }],
+  ["claude-mythos-5-1", { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 0.25 }],
+  ["claude-mythos-5", { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 1 }],
+  ["claude-opus-5-5", { input: 4, output: 20, cacheWrite: 5, cacheRead: 0.2 }],
+  ["claude-opus-5", { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 }],
+  ["claude-sonnet-5-5", { input: 2, output: 10, cacheWrite: 2.5, cacheRead: 0.1 }],
+  ["claude-sonnet-5", { input: 2, output: 10, cacheWrite: 2.5, cacheRead: 0.2 }],
+  ["claude-haiku-5-5", { input: 0.1, output: 0.5, cacheWrite: 0.125, cacheRead: 0.01 }],
+  ["claude-opus-4-8", { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 }],
+  ["claude-opus-4-7", { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 }],
+  ["claude-opus-4-6", { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 }],
   ["claude-opus-4-5", { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 }],
   ["claude-opus-4", { input: 15, output: 75, cacheWrite: 18.75, cacheRead: 1.5 }],
   ["claude-sonnet-4", { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 }],

@@ -12,6 +12,16 @@ export interface ModelInfo {
 
 /** Prefix → limits. A model matches the longest prefix of its name (dated and tagged names included). */
 const KNOWN_MODELS: ReadonlyArray<readonly [string, ModelInfo]> = [
+  // The Claude 5 generation and Opus 4.6-4.8: 1M tokens of context, 128K of output (platform.claude.com, 2026-12).
+  ["claude-fable-5", { contextWindow: 1_000_000, maxOutputTokens: 128_000 }],
+  ["claude-mythos-5", { contextWindow: 1_000_000, maxOutputTokens: 128_000 }],
+  ["claude-opus-5", { contextWindow: 1_000_000, maxOutputTokens: 128_000 }],
+  ["claude-sonnet-5", { contextWindow: 1_000_000, maxOutputTokens: 128_000 }],
+  ["claude-haiku-5", { contextWindow: 1_000_000, maxOutputTokens: 128_000 }],
+  ["claude-opus-4-8", { contextWindow: 1_000_000, maxOutputTokens: 128_000 }],
+  ["claude-opus-4-7", { contextWindow: 1_000_000, maxOutputTokens: 128_000 }],
+  ["claude-opus-4-6", { contextWindow: 1_000_000, maxOutputTokens: 128_000 }],
+  ["claude-opus-4-5", { contextWindow: 200_000, maxOutputTokens: 64_000 }],
   ["claude-opus-4", { contextWindow: 200_000, maxOutputTokens: 32_000 }],
   ["claude-sonnet-4", { contextWindow: 200_000, maxOutputTokens: 64_000 }],
   ["claude-haiku-4", { contextWindow: 200_000, maxOutputTokens: 64_000 }],

@@ -85,6 +85,9 @@ describe("MessageAssembler / assembleMessage", () => {
 describe("models table", () => {
   it("matches the longest prefix, strips vendor prefixes, falls back to a default", () => {
     expect(lookupModel("claude-sonnet-4-5-20250929")).toMatchObject({ contextWindow: 200_000, source: "table", matched: "claude-sonnet-4" });
+    expect(lookupModel("claude-opus-4-6")).toMatchObject({ contextWindow: 1_000_000, maxOutputTokens: 128_000, matched: "claude-opus-4-6" });
+    expect(lookupModel("claude-opus-4-1-20250805")).toMatchObject({ contextWindow: 200_000, matched: "claude-opus-4" });
+    expect(lookupModel("claude-sonnet-5-5")).toMatchObject({ contextWindow: 1_000_000, matched: "claude-sonnet-5" });
     expect(lookupModel("gpt-4o-mini")).toMatchObject({ contextWindow: 128_000, matched: "gpt-4o" });
     expect(lookupModel("gpt-4.1-nano")).toMatchObject({ contextWindow: 1_047_576 });
     expect(lookupModel("openai/gpt-5-mini")).toMatchObject({ matched: "gpt-5" });

@@ -7,13 +7,15 @@ const MAX_SYMLINK_HOPS = 40;
  * Where the absolute path `target` really leads, resolved as the kernel would: every symlink on the way is
  * followed (a `..` in a link's target climbs from where the link points, not from where it sits), also a
  * dangling one, whose target is what opening it for writing creates. What does not exist yet is kept as
- * written. `loop` when it takes more than 40 links (ELOOP: nothing can be opened there).
+ * written. `loop` when it takes more than 40 links (ELOOP: nothing can be opened there). The path is cleaned
+ * up lexically first (`a/link/../b` is `a/b`) unless `asWritten`.
  */
-export function resolvePhysicalPath(target: string): { path: string; loop: boolean } {
+export function resolvePhysicalPath(target: string, options: { asWritten?: boolean } = {}): { path: string; loop: boolean } {
   // The deepest ancestor that exists is resolved by the kernel; only the rest is walked here, segment by
   // segment (a dangling link does not "exist", so it is in the rest).
   const pending: string[] = []; // segments still to walk, the next one last
-  let existing = path.resolve(target);
+  // asWritten: no lexical clean-up first, so `link/../x` climbs from the link's target, as a shell's open(2) does
+  let existing = options.asWritten && path.isAbsolute(target) ? target : path.resolve(target);
   while (!fs.existsSync(existing)) {
     const parent = path.dirname(existing);
     if (parent === existing) break;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { estimateCostUSD, priceOf } from "../../src/agent/cost.js";
 
-const usage = (inputTokens: number, outputTokens: number, cacheCreationInputTokens = 0, cacheReadInputTokens = 0) => ({ inputTokens, outputTokens, cacheCreationInputTokens, cacheReadInputTokens });
+const usage = (inputTokens: number, outputTokens: number, cacheCreationInputTokens = 0, cacheReadInputTokens = 0) => ({ inputTokens, outputTokens, cacheCreationInputTokens, cacheReadInputTokens, source: "api" as const });
 
 describe("cost", () => {
   it("prices by the longest matching prefix, so a newer Opus 4.x is not priced as Opus 4", () => {

@@ -4,6 +4,7 @@
  * negative must stay allowed with no rule at all, so the matcher stays useful.
  */
 import fs from "node:fs";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionResult } from "../../../src/core/permissionTypes.js";
@@ -429,6 +430,46 @@ const ALLOWLIST = (
 ).split(" ");
 
 const attackCases = Object.entries(ATTACKS).flatMap(([kind, commands]) => commands.map((command) => ({ kind, command })));
+
+describe("`..` after a symlink climbs from where the link points (bash opens the path as written)", () => {
+  // outside/inner is reached through link; outside/secret.txt sits next to the link's target, outside the project
+  const outside = tempDir("toolgate-dotdot-outside-");
+  write(outside, "inner/file.txt", "in\n");
+  write(outside, "secret.txt", "s\n");
+  const project = tempDir("toolgate-dotdot-project-");
+  write(project, "README.md", "# readme\n");
+  write(project, "secret.txt", "decoy\n");
+  fs.symlinkSync(path.join(outside, "inner"), path.join(project, "link"));
+  const judge = (command: string, set: RuleSet = {}) => {
+    const result = checkBashCommandPermission({ command, permissionContext: permissionContext(project, set), cwd: project, home });
+    return result.behavior === "passthrough" ? "ask" : result.behavior;
+  };
+
+  it("bash really reads the file beside the link's target, not the project's file of that name", () => {
+    const out = spawnSync("bash", ["-c", "cat link/../secret.txt"], { cwd: project, encoding: "utf8" });
+    expect(out.stdout).toBe("s\n");
+  });
+
+  it.each(["cat link/../secret.txt", "head -n1 ./link/../secret.txt", "ls link/..", "grep -r s link/../", "wc -l link/./../secret.txt", "cat link/../inner/../secret.txt"])(
+    "%s: outside the working directory, so it asks",
+    (command) => {
+      expect(judge(command)).toBe("ask");
+    },
+  );
+
+  it("a Read deny rule on the real place is honoured through the link, also for a write", () => {
+    // `//` starts an absolute path in a rule (a single `/` is relative to the settings file)
+    const deny = { deny: [`Read(/${outside}/secret.txt)`, `Edit(/${outside}/**)`] };
+    expect(judge("cat link/../secret.txt", deny)).toBe("deny");
+    expect(judge(`cat ${project}/link/../secret.txt`, deny)).toBe("deny");
+    expect(judge("echo x > link/../new.txt", deny)).toBe("deny");
+  });
+
+  it("without a link, `..` stays inside and is allowed as before", () => {
+    write(project, "sub/a.txt", "a\n");
+    expect(judge("cat sub/../README.md")).toBe("allow");
+  });
+});
 
 describe("Bash matcher bypass classes (issue 10 §2)", () => {
   it("has several hundred cases", () => {

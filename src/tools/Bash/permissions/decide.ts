@@ -25,6 +25,7 @@ import { analyzeCommand, type BashAnalysis, type CommandPart, type DirectoryStat
 import { bashSyntaxError, bashSyntaxErrorAsync, loadBashParser } from "../../../shell/parser.js";
 import { suggestRuleContent } from "./suggestions.js";
 import { BASH_TOOL_NAME } from "../prompt.js";
+import { resolvePhysicalPath } from "../../../core/paths.js";
 
 
 /** The permission engine functions the verdict needs (injected so tests and benches can swap them). */
@@ -165,10 +166,30 @@ function resolveCandidates(judge: Judge, arg: PathArgument, directories: Directo
     if (segments.slice(firstGlob).some((s) => /[*?[]/.test(s) && s.startsWith("."))) return undefined;
     p = segments.slice(0, firstGlob).join("/") || (p.startsWith("/") ? "/" : ".");
   }
-  if (path.isAbsolute(p)) return [path.normalize(p)];
+  if (path.isAbsolute(p)) return withPhysicalPaths([path.normalize(p)], [p]);
   const cwds = candidateCwds(judge, directories);
   if (!cwds) return undefined;
-  return cwds.map((cwd) => path.resolve(arg.base === "gitRoot" ? gitRoot(cwd) : cwd, p as string));
+  const bases = cwds.map((cwd) => (arg.base === "gitRoot" ? gitRoot(cwd) : cwd));
+  return withPhysicalPaths(
+    bases.map((base) => path.resolve(base, p as string)),
+    bases.map((base) => `${base}/${p}`),
+  );
+}
+
+const PARENT_SEGMENT = /(^|\/)\.\.(\/|$)/;
+
+/**
+ * The shell hands `dir/link/../x` to open(2) as written, and the kernel climbs from where `link` points, not
+ * from `dir`: the path it opens is judged too (the stricter verdict wins), not only the lexically cleaned one.
+ */
+function withPhysicalPaths(cleaned: string[], asWritten: string[]): string[] {
+  const out = [...cleaned];
+  for (const raw of asWritten) {
+    if (!PARENT_SEGMENT.test(raw)) continue;
+    const physical = resolvePhysicalPath(raw, { asWritten: true });
+    if (!physical.loop && !out.includes(physical.path)) out.push(physical.path);
+  }
+  return out;
 }
 
 function checkPaths(judge: Judge, part: CommandPart): PermissionResult {

@@ -48,15 +48,24 @@ interface CompiledPathRule {
   patterns: string[];
   /** Built on first use: only needed to tell which rule of a group matched. */
   matcher?: Ignore;
+  lookups: number;
 }
 
 /** Every content rule of one root in one gitignore matcher, so a path is tested once per root, not per rule. */
 interface RootGroup {
   root: string;
   matcher: Ignore;
+  behavior: PermissionBehavior;
+  lookups: number;
   /** Highest source first. */
   rules: CompiledPathRule[];
 }
+
+/**
+ * `ignore` remembers its answer for every path (and each parent) it was asked about; a long session that
+ * searches huge trees would grow that without end. A matcher asked this often is rebuilt empty.
+ */
+const MATCHER_LOOKUP_LIMIT = 50_000;
 
 interface PathRuleSet {
   /** The highest whole-tool rule (`Read`, `Edit`): it covers every path. */
@@ -89,7 +98,7 @@ function compileRule(rule: PermissionRule, cwd: string, home: string): CompiledP
   const real = nfc(resolveRealPath(resolved.root));
   const literal = literalPattern(nfc(resolved.pattern));
   const folder = literal.endsWith("/**") ? literal.slice(0, -3) : "";
-  return { rule, roots: real === root ? [root] : [root, real], patterns: folder && folder !== "/" ? [literal, folder] : [literal] };
+  return { rule, roots: real === root ? [root] : [root, real], patterns: folder && folder !== "/" ? [literal, folder] : [literal], lookups: 0 };
 }
 
 /** The compiled rules of one family and behaviour, cached per rules array, cwd and home directory. */
@@ -109,7 +118,7 @@ function pathRuleSet(ctx: ToolPermissionContext, family: PathRuleTool, behavior:
     for (const root of c.roots) {
       let group = groups.get(root);
       if (!group) {
-        group = { root, matcher: ignore({ ignorecase: ignoreCase(behavior) }), rules: [] };
+        group = { root, matcher: ignore({ ignorecase: ignoreCase(behavior) }), behavior, lookups: 0, rules: [] };
         groups.set(root, group);
       }
       group.matcher.add(c.patterns);
@@ -134,7 +143,19 @@ function matches(matcher: Ignore, rel: string, behavior: PermissionBehavior): bo
 }
 
 function ruleMatcher(c: CompiledPathRule): Ignore {
+  if (++c.lookups > MATCHER_LOOKUP_LIMIT) {
+    c.matcher = undefined;
+    c.lookups = 0;
+  }
   return (c.matcher ??= ignore({ ignorecase: ignoreCase(c.rule.ruleBehavior) }).add(c.patterns));
+}
+
+function groupMatcher(group: RootGroup): Ignore {
+  if (++group.lookups > MATCHER_LOOKUP_LIMIT) {
+    group.matcher = ignore({ ignorecase: ignoreCase(group.behavior) }).add(group.rules.flatMap((c) => c.patterns));
+    group.lookups = 0;
+  }
+  return group.matcher;
 }
 
 /** The highest-precedence rule of this family and behaviour covering `target` (absolute, normalized), and the part it matched. */
@@ -149,7 +170,7 @@ export function findMatchingPathRule(
   const normalized = nfc(target);
   for (const group of set.groups) {
     const rel = relativeInside(normalized, group.root);
-    if (rel === undefined || !matches(group.matcher, rel, behavior)) continue;
+    if (rel === undefined || !matches(groupMatcher(group), rel, behavior)) continue;
     const hit = group.rules.find((c) => matches(ruleMatcher(c), rel, behavior));
     if (hit && (!best || compareRulesByPrecedence(hit.rule, best.rule) < 0)) best = { rule: hit.rule, matched: rel };
   }

@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rgPath } from "@vscode/ripgrep";
 import { SAFETY_FILE_NAMES } from "../../src/permissions/safetyPaths.js";
+import { findMatchingPathRule } from "../../src/permissions/pathRules.js";
 import {
   checkReadPermissionForPath,
   checkWritePermissionForPath,
@@ -110,6 +111,17 @@ describe("checkReadPermissionForPath", () => {
     expect(result.message).toContain("real path");
     expect(matchingReadDenyRule(path.join(cwd, "innocent/key.pem"), ctx)?.ruleValue.ruleContent).toBe("/secrets/**");
     expect(matchingReadDenyRule(path.join(cwd, "other.txt"), ctx)).toBeUndefined();
+  });
+
+  it("keeps answering right after many lookups (the matchers' path caches are rebuilt, not grown without end)", () => {
+    const ctx = permissionContext(cwd, [rule("deny", "Read(/secrets/**)", "projectSettings", { root: cwd })]);
+    // past the rebuild limit (50 000 lookups) of both the group's matcher and the rule's own
+    for (let i = 0; i < 110_000; i++) {
+      const denied = findMatchingPathRule(ctx, "Read", "deny", path.join(cwd, `secrets/d${i % 50}/f${i}.txt`));
+      if (denied?.rule.ruleValue.ruleContent !== "/secrets/**") throw new Error(`lookup ${i}: the deny rule was lost`);
+      if (i % 10 === 0 && findMatchingPathRule(ctx, "Read", "deny", path.join(cwd, `src/f${i}.ts`))) throw new Error(`lookup ${i}: a path outside the rule was denied`);
+    }
+    expect(checkReadPermissionForPath(path.join(cwd, "secrets/last.txt"), ctx).behavior).toBe("deny");
   });
 
   it("a whole-tool Read deny covers every path", () => {

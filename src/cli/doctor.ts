@@ -198,8 +198,8 @@ export const modelProviderCheck: DoctorCheck = {
     const config = resolveProviderConfig({}, env, settings);
     const info = lookupModel(config.model, readModelOverrides(settings));
     const keyVar = config.provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
-    // A local OpenAI-compatible server usually needs no key; Anthropic always does. Informational until the
-    // agent loop uses it: nothing toolgate runs today needs a model.
+    // A local OpenAI-compatible server usually needs no key; Anthropic always does. Only `-p` and the UI
+    // need a model (exec and mcp serve do not), so a missing key is reported but is no warning.
     const keyMissing = !config.apiKey && (config.provider === "anthropic" || !config.baseURL);
     const limits = info.source === "table" ? `table, "${info.matched}"` : info.source === "settings" ? "settings models section" : "default for unknown models";
     return {
@@ -207,8 +207,9 @@ export const modelProviderCheck: DoctorCheck = {
       lines: [
         `provider: ${config.provider} (${config.sources.provider})`,
         `model: ${config.model} (${config.sources.model})`,
+        `small model (side questions such as WebFetch's): ${config.smallModel}`,
         `base URL: ${config.baseURL ? `${config.baseURL} (${config.sources.baseURL})` : "the API's default"}`,
-        `API key: ${config.apiKey ? `set (${config.sources.apiKey})` : `not set${keyMissing ? ` — set ${keyVar}` : ""}`}`,
+        `API key: ${config.apiKey ? `set (${config.sources.apiKey})` : `not set${keyMissing ? ` — set ${keyVar} for -p and the interactive UI` : ""}`}`,
         `context window ${info.contextWindow.toLocaleString("en-US")} tokens, max output ${info.maxOutputTokens.toLocaleString("en-US")} (${limits})`,
       ],
     };

@@ -221,6 +221,7 @@ describe("doctor's model provider section", () => {
       lines: [
         "provider: openai (env)",
         "model: my-local-model (settings)",
+        "small model (side questions such as WebFetch's): my-local-model",
         "base URL: http://127.0.0.1:8080/v1 (env)",
         "API key: set (OPENAI_API_KEY)",
         "context window 65,536 tokens, max output 4,096 (settings models section)",
@@ -228,7 +229,7 @@ describe("doctor's model provider section", () => {
     });
     expect(JSON.stringify(result)).not.toContain("sk-very-secret");
     const bare = await modelProviderCheck.run({ session: { context: { options: { settings: {} } } }, env: {} } as never);
-    expect(bare.lines).toContain("API key: not set — set ANTHROPIC_API_KEY");
+    expect(bare.lines).toContain("API key: not set — set ANTHROPIC_API_KEY for -p and the interactive UI");
   });
 
   it("TOOLGATE_STREAM_IDLE_TIMEOUT_MS sets the stall watchdog", async () => {

@@ -196,7 +196,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     const text = readDocument(absPath);
     if (text === undefined) return { kind: "missing" };
     // The model asked: wait as long as a start may take, not just an edit's short wait.
-    const deadline = Date.now() + Math.max(waitOf(server), server.settings.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    const deadline = Date.now() + waitOf(server) + (server.state === "ready" ? 0 : (server.settings.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS));
     if (!(await server.ensureReady(deadline, { patient: true }))) {
       return { kind: "unavailable", server: server.name, reason: server.state === "starting" ? "it is still starting" : `it ${server.lastFailure ?? "failed"}` };
     }

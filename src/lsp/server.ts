@@ -61,6 +61,12 @@ interface OpenDocument {
   diagnostics?: Diagnostic[];
   /** A push (or pull) arrived since the last didOpen/didChange. */
   answered: boolean;
+  /**
+   * Someone already waited for this text. Some servers say nothing when a change leaves the diagnostics as they
+   * were (typescript-language-server for a clean file), so the wait ends without an answer; the next caller
+   * takes the last diagnostics as they are instead of waiting again.
+   */
+  waited: boolean;
   listeners: Set<() => void>;
 }
 
@@ -205,6 +211,7 @@ export class LspServer {
     const startTimer = setTimeout(() => {
       if (this.child !== child || this.state !== "starting") return;
       this.fail(`did not finish starting within ${startTimeoutMs} ms`);
+      settle(false);
       void this.stopProcess(child);
     }, startTimeoutMs);
     startTimer.unref();
@@ -275,8 +282,10 @@ export class LspServer {
 
   /** Records a failure; the process is restarted on next use while starts are left, else the server stays off. */
   private fail(reason: string): void {
-    const tail = this.stderrTail.trim().split("\n").slice(-3).join(" | ");
-    this.lastFailure = tail ? `${reason} (stderr: ${tail})` : reason;
+    // The line that names the error says more than a stack trace's last line ("Node.js v20…").
+    const lines = this.stderrTail.split("\n").map((l) => l.trim()).filter((l) => l && !/^Node\.js v\d/.test(l));
+    const telling = lines.find((l) => /error/i.test(l)) ?? lines.at(-1);
+    this.lastFailure = telling ? `${reason} (stderr: ${telling.slice(0, 300)})` : reason;
     this.state = this.starts >= this.maxStarts ? "failed" : "idle";
   }
 
@@ -297,7 +306,7 @@ export class LspServer {
     if (!connection || this.state !== "ready") return undefined;
     let doc = this.documents.get(absPath);
     if (!doc) {
-      doc = { absPath, uri: pathToFileURL(absPath).href, version: 1, text, answered: false, listeners: new Set() };
+      doc = { absPath, uri: pathToFileURL(absPath).href, version: 1, text, answered: false, waited: false, listeners: new Set() };
       this.documents.set(absPath, doc);
       const languageId = LANGUAGE_IDS[path.extname(absPath).toLowerCase()] ?? this.name;
       void connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: doc.uri, languageId, version: doc.version, text } }).catch(() => undefined);
@@ -305,6 +314,7 @@ export class LspServer {
       doc.version++;
       doc.text = text;
       doc.answered = false;
+      doc.waited = false;
       void connection
         .sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri: doc.uri, version: doc.version }, contentChanges: [{ text }] })
         .catch(() => undefined);
@@ -319,8 +329,13 @@ export class LspServer {
   async diagnostics(absPath: string, text: string, deadline: number): Promise<DiagnosticsSnapshot | undefined> {
     const doc = this.sync(absPath, text);
     if (!doc) return undefined;
-    if (!doc.answered && this.capabilities?.diagnosticProvider) await this.pull(doc, deadline);
-    if (!doc.answered) await this.waitForPush(doc, deadline);
+    if (!doc.answered && !doc.waited) {
+      const version = doc.version;
+      if (this.capabilities?.diagnosticProvider) await this.pull(doc, deadline);
+      if (!doc.answered) await this.waitForPush(doc, deadline);
+      // a wait cut short by the server's death does not count: the restarted server is asked again
+      if (this.child && doc.version === version) doc.waited = true;
+    }
     if (!doc.diagnostics) return undefined;
     return { diagnostics: doc.diagnostics, fresh: doc.answered };
   }

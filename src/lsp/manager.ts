@@ -9,6 +9,7 @@ import type { Diagnostic } from "vscode-languageserver-protocol";
 import type { FileWriteObserver, ToolUseContext } from "../core/Tool.js";
 import { displayPath } from "../core/paths.js";
 import { countBySeverity, formatDiagnosticList, isProblem, newProblems } from "./format.js";
+import { resolveServerCommand } from "./command.js";
 import { LspServer } from "./server.js";
 import { DEFAULT_START_TIMEOUT_MS, DEFAULT_WAIT_MS, type LspServerSettings } from "./settingsSection.js";
 
@@ -52,28 +53,6 @@ export interface LspManager {
   takeNotices(): string[];
   /** Shut every server down; resolves when no server process is left. */
   close(): Promise<void>;
-}
-
-function isFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** A bare program name from the project's node_modules/.bin (nearest first), then PATH; a path is taken as it is. */
-export function resolveServerCommand(program: string, dirs: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
-  if (program.includes("/") || program.includes(path.sep)) return path.resolve(dirs[0] ?? ".", program);
-  const candidates: string[] = [];
-  for (const dir of dirs) {
-    for (let at = path.resolve(dir); ; at = path.dirname(at)) {
-      candidates.push(path.join(at, "node_modules", ".bin", program));
-      if (path.dirname(at) === at) break;
-    }
-  }
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) if (dir) candidates.push(path.join(dir, program));
-  return candidates.find(isFile);
 }
 
 function findRoot(absPath: string, patterns: readonly string[] | undefined, fallback: string): string {

@@ -35,10 +35,20 @@ const serverSchema = z.looseObject({
   maxRestarts: z.number().int().min(0).max(20).optional(),
 });
 
-/** `lsp` in settings.json: language name → server. */
+/**
+ * `lsp` in settings.json: language name → server. A server entry that does not fit is reported on the entry
+ * itself, so loading drops that one server (not a field of it, which would leave it half-configured).
+ */
 export const lspSettingsSection = {
   key: "lsp",
-  schema: z.record(nonEmpty, serverSchema),
+  schema: z.record(nonEmpty, z.unknown()).superRefine((servers, ctx) => {
+    for (const [name, value] of Object.entries(servers)) {
+      const parsed = serverSchema.safeParse(value);
+      if (parsed.success) continue;
+      const why = parsed.error.issues.map((i) => `${i.path.length ? `${i.path.join(".")}: ` : ""}${i.message}`).join("; ");
+      ctx.addIssue({ code: "custom", path: [name], message: `server ${name} is not usable (${why})` });
+    }
+  }),
 };
 
 /**

@@ -25,7 +25,7 @@ export const TSCONFIG = JSON.stringify({ compilerOptions: { strict: true, target
 /** A session in `cwd` with these settings (beside the project, so the project stays as the test made it). */
 export async function openSession(cwd: string, settings: Record<string, unknown>, options: { mode?: PermissionMode; env?: NodeJS.ProcessEnv } = {}): Promise<Session> {
   const home = tempDir("toolgate-lsp-home-");
-  const settingsFile = path.join(home, "settings.json");
+  const settingsFile = path.join(home, "flag-settings.json");
   fs.writeFileSync(settingsFile, JSON.stringify(settings));
   return createSession({
     cwd,

@@ -5,6 +5,7 @@
  * by a deadline the caller gives; a server that crashes or hangs only ever costs that wait.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
@@ -122,6 +123,8 @@ export class LspServer {
   private waitedStart = 0;
   private closing = false;
   private readonly documents = new Map<string, OpenDocument>();
+  /** A document's real path (symlinks resolved), for servers that answer about the file they found on disk. */
+  private readonly realPaths = new Map<string, string>();
   /** Called when the process ends, so waiters stop waiting. */
   private readonly onDeath = new Set<() => void>();
 
@@ -172,6 +175,7 @@ export class LspServer {
     this.state = "starting";
     this.capabilities = undefined;
     this.documents.clear();
+    this.realPaths.clear();
     this.stderrTail = "";
     const [program, ...args] = this.argv;
     let child: ChildProcess;
@@ -291,7 +295,7 @@ export class LspServer {
 
   private onPublish(uri: string, diagnostics: Diagnostic[], version: number | undefined): void {
     const absPath = pathOfUri(uri);
-    const doc = absPath === undefined ? undefined : this.documents.get(absPath);
+    const doc = absPath === undefined ? undefined : this.documents.get(absPath) ?? this.documents.get(this.realPaths.get(absPath) ?? "");
     if (!doc) return;
     // A versioned push for an older text is stale.
     if (typeof version === "number" && version < doc.version) return;
@@ -308,6 +312,12 @@ export class LspServer {
     if (!doc) {
       doc = { absPath, uri: pathToFileURL(absPath).href, version: 1, text, answered: false, waited: false, listeners: new Set() };
       this.documents.set(absPath, doc);
+      try {
+        const real = fs.realpathSync(absPath);
+        if (real !== absPath) this.realPaths.set(real, absPath);
+      } catch {
+        // a file that vanished is opened with the text given
+      }
       const languageId = LANGUAGE_IDS[path.extname(absPath).toLowerCase()] ?? this.name;
       void connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: doc.uri, languageId, version: doc.version, text } }).catch(() => undefined);
     } else if (doc.text !== text) {

@@ -164,3 +164,29 @@ describe("servers that fail never hold an edit up, and say so once", () => {
     expect(diag.text).toContain("The ghost language server cannot check m.fk: its program no-such-language-server-xyz was found neither");
   }, 60_000);
 });
+
+describe("every writer reports, and paths through a symlink work", () => {
+  it("MultiEdit and NotebookEdit append the new problems too", async () => {
+    const notebook = { cells: [{ cell_type: "code", id: "c1", metadata: {}, source: ["x = 1\n"], outputs: [], execution_count: null }], metadata: {}, nbformat: 4, nbformat_minor: 5 };
+    const cwd = project({ "m.fk": "a\nb\n", "n.ipynb": JSON.stringify(notebook, null, 1) });
+    const s = await session(cwd, { lsp: fake({ extensions: [".fk", ".ipynb"] }) });
+    await call(s, "Read", { file_path: "m.fk" });
+    const multi = await call(s, "MultiEdit", { file_path: "m.fk", edits: [{ old_string: "a\n", new_string: "a\nBAD one\n" }, { old_string: "b\n", new_string: "b\nWARN two\n" }] });
+    expect(multi.isError, multi.text).toBe(false);
+    expect(multi.text).toContain("Applied 2 edits to m.fk.");
+    expect(multi.text).toContain("this edit introduced 1 error, 1 warning in m.fk:");
+    await call(s, "Read", { file_path: "n.ipynb" });
+    const nb = await call(s, "NotebookEdit", { notebook_path: "n.ipynb", cell_id: "c1", new_source: "BAD in a cell" });
+    expect(nb.isError, nb.text).toBe(false);
+    expect(nb.text).toContain("Replaced the source of code cell c1 in n.ipynb");
+    expect(nb.text).toMatch(/LSP diagnostics \(fake\): this edit introduced 1 error in n\.ipynb:\nn\.ipynb:\d+:\d+ error BAD in a cell/);
+  }, 60_000);
+
+  it("a file reached through a symlinked directory, which the server names by its real path", async () => {
+    const cwd = project({ "real/s.fk": "ok\n" });
+    fs.symlinkSync(path.join(cwd, "real"), path.join(cwd, "link"));
+    const s = await session(cwd, { lsp: fake({}, ["--realpath"]) });
+    await call(s, "Read", { file_path: "link/s.fk" });
+    expect(await edit(s, "link/s.fk", "ok\n", "ok\nBAD through the link\n")).toContain("link/s.fk:2:1 error BAD through the link [E1]");
+  }, 60_000);
+});

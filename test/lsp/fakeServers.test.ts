@@ -153,6 +153,20 @@ describe("servers that fail never hold an edit up, and say so once", () => {
     expect(fs.readFileSync(path.join(cwd, "c.fk"), "utf8")).toBe("three\n");
   }, 60_000);
 
+  it("a server that dies during an edit's wait ends the wait at once and is restarted for the next edit", async () => {
+    const cwd = project({ "r.fk": "one\n" });
+    const s = await session(cwd, { lsp: fake({ waitMs: 60_000 }) });
+    await call(s, "Read", { file_path: "r.fk" });
+    const started = Date.now();
+    const crashed = await edit(s, "r.fk", "one", "CRASH");
+    // well below the 60 s wait: its death ended the wait
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(crashed).not.toContain("LSP");
+    const next = await edit(s, "r.fk", "CRASH", "fine\nBAD after the restart");
+    expect(next).toContain("r.fk:2:1 error BAD after the restart [E1]");
+    expect(s.context.lsp!.status()).toEqual([expect.objectContaining({ state: "ready", starts: 2, lastFailure: "exited with code 1" })]);
+  }, 120_000);
+
   it("a program that does not exist is reported once, and the Diagnostics tool says why", async () => {
     const cwd = project({ "m.fk": "one\n" });
     const s = await session(cwd, { lsp: { ghost: { command: ["no-such-language-server-xyz"], extensions: [".fk"] } } });

@@ -134,18 +134,21 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     }
   }
 
+  async function takeBaseline(server: LspServer, absPath: string): Promise<void> {
+    const deadline = Date.now() + waitOf(server);
+    if (!(await server.ensureReady(deadline))) return;
+    const text = readDocument(absPath);
+    // A file that does not exist yet has no problems: everything after the write is new.
+    if (text === undefined) return void baselines.set(absPath, fs.existsSync(absPath) ? undefined : []);
+    const snapshot = await server.diagnostics(absPath, text, deadline);
+    baselines.set(absPath, snapshot?.diagnostics);
+  }
+
   const observer: FileWriteObserver = {
-    async beforeWrite(absPath) {
+    async beforeWrite(absPath, context: ToolUseContext) {
       const server = serverFor(absPath);
       baselines.delete(absPath);
-      if (!(server instanceof LspServer)) return;
-      const deadline = Date.now() + waitOf(server);
-      if (!(await server.ensureReady(deadline))) return;
-      const text = readDocument(absPath);
-      // A file that does not exist yet has no problems: everything after the write is new.
-      if (text === undefined) return void baselines.set(absPath, fs.existsSync(absPath) ? undefined : []);
-      const snapshot = await server.diagnostics(absPath, text, deadline);
-      baselines.set(absPath, snapshot?.diagnostics);
+      if (server instanceof LspServer) await unlessAborted(takeBaseline(server, absPath), context.abortController.signal);
     },
 
     async afterWrite(absPath, context: ToolUseContext) {
@@ -158,8 +161,9 @@ export function createLspManager(options: LspManagerOptions): LspManager {
         baselines.delete(absPath);
         const deadline = Date.now() + waitOf(server);
         const text = readDocument(absPath);
-        const ready = text !== undefined && (await server.ensureReady(deadline));
-        const snapshot = ready ? await server.diagnostics(absPath, text, deadline) : undefined;
+        const check = async () => (text !== undefined && (await server.ensureReady(deadline)) ? server.diagnostics(absPath, text, deadline) : undefined);
+        // An interrupt (Ctrl-C) ends the wait: the edit is done, its check is not worth holding the user up.
+        const snapshot = await unlessAborted(check(), context.abortController.signal);
         noteTrouble(server);
         if (snapshot) out.push(...describeNew(server.name, displayPath(absPath, context.getCwd()), hadBaseline ? baseline! : undefined, snapshot.diagnostics));
       }
@@ -205,6 +209,25 @@ export function createLspManager(options: LspManagerOptions): LspManager {
       await Promise.all([...servers.values()].map((s) => s.close()));
     },
   };
+}
+
+/** The promise's value, or undefined as soon as the signal aborts. */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** What the model reads after an edit: the errors and warnings the edit added, capped. */

@@ -167,6 +167,20 @@ describe("servers that fail never hold an edit up, and say so once", () => {
     expect(s.context.lsp!.status()).toEqual([expect.objectContaining({ state: "ready", starts: 2, lastFailure: "exited with code 1" })]);
   }, 120_000);
 
+  it("an interrupt ends a write's wait for a server that says nothing; the write itself is done", async () => {
+    const cwd = project({});
+    const s = await session(cwd, { lsp: fake({ waitMs: 60_000 }, ["--silent"]) });
+    const started = Date.now();
+    // the server starts, then says nothing about the new file: the interrupt, once the file is written, ends the wait
+    const timer = setInterval(() => {
+      if (fs.existsSync(path.join(cwd, "q.fk"))) s.context.abortController.abort();
+    }, 50);
+    await call(s, "Write", { file_path: "q.fk", content: "BAD\n" });
+    clearInterval(timer);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(fs.readFileSync(path.join(cwd, "q.fk"), "utf8")).toBe("BAD\n");
+  }, 120_000);
+
   it("a program that does not exist is reported once, and the Diagnostics tool says why", async () => {
     const cwd = project({ "m.fk": "one\n" });
     const s = await session(cwd, { lsp: { ghost: { command: ["no-such-language-server-xyz"], extensions: [".fk"] } } });

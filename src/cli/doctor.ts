@@ -17,6 +17,7 @@ import { HOOK_EVENTS } from "../settings/types.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { networkPolicy, sandboxUnavailableMessage } from "../sandbox/index.js";
 import { sandboxSelfTest } from "../sandbox/selfTest.js";
+import { readLspSettings, resolveServerCommand } from "../lsp/index.js";
 import { formatRulesTable, listPermissions, workingDirectoryLines } from "./permissionsList.js";
 import { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -216,7 +217,22 @@ export const modelProviderCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck];
+/** The configured language servers and whether their programs are found (they are started on the first edit, not here). */
+export const lspCheck: DoctorCheck = {
+  name: "language servers",
+  run({ session }) {
+    const servers = Object.entries(readLspSettings(session.context.options.settings));
+    if (!servers.length) return { status: "ok", lines: ["none configured (settings: lsp); edits are not checked by a language server"] };
+    const cwd = session.context.getCwd();
+    const lines = servers.map(([name, s]) => {
+      const program = resolveServerCommand(s.command[0], [cwd], session.context.env);
+      return `${name} (${s.extensions.join(", ")}): ${s.command.join(" ")} — ${program ? `found at ${program}` : "! program not found in node_modules/.bin or on PATH"}`;
+    });
+    return { status: lines.some((l) => l.includes("! program")) ? "warn" : "ok", lines };
+  },
+};
+
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck];
 
 function isDirectory(dir: string): boolean {
   try {

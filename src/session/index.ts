@@ -21,6 +21,8 @@ import type { McpManager } from "../mcp/client/manager.js";
 import { normalizeNameForMcp } from "../core/registry.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type Sandbox } from "../sandbox/index.js";
+import { readLspSettings, startLsp } from "../lsp/index.js";
+import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
 
 export interface SessionOptions {
   /** Project directory; default process.cwd(). */
@@ -106,7 +108,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   if (sandbox.status === "unavailable") warnings.push(sandboxUnavailableMessage(sandbox));
 
   const interactive = options.interactive ?? false;
-  const builtinTools = options.tools ?? getBuiltinTools();
+  // Language servers start on the first edit of one of their files; the Diagnostics tool exists only with them.
+  const lspServers = readLspSettings(merged);
+  const lsp = Object.keys(lspServers).length ? await startLsp({ servers: lspServers, cwd, env }) : undefined;
+  const builtinTools = options.tools ?? (lsp ? [...getBuiltinTools(), DiagnosticsTool] : getBuiltinTools());
   const permissionContext = buildPermissionContext({
     loaded: settings,
     cwd,
@@ -177,6 +182,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     }),
     sandbox,
   };
+  if (lsp) {
+    context.lsp = lsp;
+    (context.fileWriteObservers ??= []).push(lsp.observer);
+  }
   return {
     context,
     canUseTool: options.canUseTool ?? createNonInteractiveCanUseTool(),
@@ -189,6 +198,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     async close() {
       await context.tasks.stopAll();
       await mcp?.close();
+      await lsp?.close();
       await sandbox.close();
     },
   };

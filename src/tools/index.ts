@@ -1,5 +1,6 @@
 import type { Tools } from "../core/Tool.js";
 import { BashTool } from "./Bash/tool.js";
+import { DiagnosticsTool } from "./Diagnostics/index.js";
 import { EditTool } from "./Edit/index.js";
 import { GlobTool } from "./Glob/index.js";
 import { GrepTool } from "./Grep/index.js";
@@ -13,6 +14,7 @@ import { WriteTool } from "./Write/index.js";
 
 export {
   BashTool,
+  DiagnosticsTool,
   EditTool,
   GlobTool,
   GrepTool,

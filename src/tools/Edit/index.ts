@@ -4,6 +4,7 @@ import type { ToolResultBlockParam } from "../../core/messages.js";
 import { buildStructuredPatch, type StructuredPatchHunk } from "../files/patch.js";
 import { snippetAround, type Snippet } from "../files/snippet.js";
 import { fileTarget } from "../files/toolPaths.js";
+import { notifyAfterWrite, withAfterWriteNotes } from "../files/observers.js";
 import type { MatchStrategy } from "./match.js";
 import { createEditWriter, type EditFileRequest, type PreparedEdit } from "./editFile.js";
 import { EDIT_DESCRIPTION, EDIT_PROMPT } from "./prompt.js";
@@ -36,6 +37,8 @@ export interface EditOutput {
   shift?: string;
   /** The edited region of the new file, numbered like Read. */
   snippet: Snippet;
+  /** What file-write observers said (new diagnostics); absent when nothing. */
+  afterWriteNotes?: string[];
 }
 
 /** How old_string was found, for the result text; nothing for an exact match or a creation. */
@@ -107,14 +110,17 @@ export const EditTool = buildTool({
   // Synchronous from the re-read to the write: nothing else can run in between.
   async call(input, context, _canUseTool, parentMessage) {
     const edit = writer.commit(input, context, parentMessage);
-    return { data: editOutput(input, edit) };
+    const output = editOutput(input, edit);
+    const notes = await notifyAfterWrite(context, edit.absPath);
+    if (notes.length) output.afterWriteNotes = notes;
+    return { data: output };
   },
   mapToolResultToToolResultBlockParam(output: EditOutput, toolUseID: string): ToolResultBlockParam {
     if (output.strategy === "create") {
-      return { type: "tool_result", tool_use_id: toolUseID, content: `Created ${output.filePath}:\n${formatSnippet(output.snippet)}` };
+      return { type: "tool_result", tool_use_id: toolUseID, content: withAfterWriteNotes(`Created ${output.filePath}:\n${formatSnippet(output.snippet)}`, output.afterWriteNotes) };
     }
     const count = output.occurrences > 1 ? ` Replaced ${output.occurrences} occurrences.` : "";
     const text = `The file ${output.filePath} has been updated${editOutcomeNote(output.strategy, output.shift)}.${count} The edited region now reads:\n${formatSnippet(output.snippet)}`;
-    return { type: "tool_result", tool_use_id: toolUseID, content: text };
+    return { type: "tool_result", tool_use_id: toolUseID, content: withAfterWriteNotes(text, output.afterWriteNotes) };
   },
 });

@@ -6,6 +6,7 @@ import { commitFileWrite } from "./commit.js";
 import { FileToolError } from "./errors.js";
 import { statIfExists } from "./fileKind.js";
 import { lookupFileState } from "./fileState.js";
+import { notifyBeforeWrite } from "./observers.js";
 import { editDenial, resolveToolPath } from "./toolPaths.js";
 
 /** A writer's refusal: a stable code for telemetry, its number for ValidationResult.errorCode, the message for the model. */
@@ -84,7 +85,9 @@ export function createFileWriter<Input, Plan>(spec: FileWriterSpec<Input, Plan>)
   return {
     async validateInput(input, context) {
       const prepared = spec.prepare(input, context);
-      return prepared.ok ? { result: true, prepared: prepared.plan } : { result: false, message: prepared.message, errorCode: prepared.errorCode };
+      if (!prepared.ok) return { result: false, message: prepared.message, errorCode: prepared.errorCode };
+      await notifyBeforeWrite(context, resolveToolPath(spec.filePath(input), context));
+      return { result: true, prepared: prepared.plan };
     },
     commit(input, context, parentMessage) {
       const validated = context.validated as Plan | undefined;

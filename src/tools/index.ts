@@ -10,6 +10,7 @@ import { TaskOutputTool } from "./TaskOutput/index.js";
 import { TaskStopTool } from "./TaskStop/index.js";
 import { ToolSearchTool } from "./ToolSearch/index.js";
 import { WriteTool } from "./Write/index.js";
+import { WebFetchTool } from "./WebFetch/index.js";
 
 export {
   BashTool,
@@ -23,6 +24,7 @@ export {
   TaskStopTool,
   ToolSearchTool,
   WriteTool,
+  WebFetchTool,
 };
 
 /** Every built-in tool, in the order they are presented to the model. */
@@ -39,5 +41,6 @@ export function getBuiltinTools(): Tools {
     TaskOutputTool,
     TaskStopTool,
     ToolSearchTool,
+    WebFetchTool,
   ];
 }

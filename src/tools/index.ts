@@ -11,6 +11,7 @@ import { TaskStopTool } from "./TaskStop/index.js";
 import { ToolSearchTool } from "./ToolSearch/index.js";
 import { WriteTool } from "./Write/index.js";
 import { WebFetchTool } from "./WebFetch/index.js";
+import { WebSearchTool } from "./WebSearch/index.js";
 
 export {
   BashTool,
@@ -25,6 +26,7 @@ export {
   ToolSearchTool,
   WriteTool,
   WebFetchTool,
+  WebSearchTool,
 };
 
 /** Every built-in tool, in the order they are presented to the model. */
@@ -42,5 +44,6 @@ export function getBuiltinTools(): Tools {
     TaskStopTool,
     ToolSearchTool,
     WebFetchTool,
+    WebSearchTool,
   ];
 }

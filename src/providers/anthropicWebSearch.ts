@@ -42,8 +42,10 @@ export function parseWebSearchResponse(body: unknown, model: string): WebSearchR
   const errors: string[] = [];
   const text: string[] = [];
   const citedByUrl = new Map<string, string>();
+  let sawResults = false;
   for (const block of content as Block[]) {
     if (block.type === "web_search_tool_result") {
+      sawResults = true;
       const result = block.content;
       if (Array.isArray(result)) {
         for (const item of result as Block[]) {
@@ -60,7 +62,8 @@ export function parseWebSearchResponse(body: unknown, model: string): WebSearchR
         const code = String((result as Block).error_code ?? "unknown");
         errors.push(SEARCH_ERRORS[code] ?? `the search failed (${code})`);
       }
-    } else if (block.type === "text" && typeof block.text === "string") {
+    } else if (block.type === "text" && typeof block.text === "string" && (sawResults || !content.some((b: Block) => b?.type === "web_search_tool_result"))) {
+      // Text before the first results is the model announcing its search; cited text blocks join without separators.
       text.push(block.text);
       for (const citation of Array.isArray(block.citations) ? (block.citations as Block[]) : []) {
         if (typeof citation.url === "string" && typeof citation.cited_text === "string" && !citedByUrl.has(citation.url)) {

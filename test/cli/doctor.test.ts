@@ -64,6 +64,7 @@ describe("toolgate doctor", () => {
       // a real run in the sandbox where it can run; where it cannot, a warning saying what to install
       ["sandbox", checkSandboxSupport().available ? "ok" : "warn"],
       ["model provider", "ok"],
+      ["web search", "ok"],
     ]);
     const [settings, permissions, names, hooks, mcp] = report.checks;
     expect(settings.lines).toEqual([

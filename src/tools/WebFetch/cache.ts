@@ -12,7 +12,10 @@ export interface CachedPage {
   contentType: string;
   bytes: number;
   content: string;
+  /** The body was cut at the 10 MB cap. */
   truncated: boolean;
+  /** Only the first MAX_HTML_CHARS of the HTML were converted. */
+  htmlCut?: boolean;
   wholeBody?: boolean;
 }
 

@@ -14,6 +14,8 @@ export interface ConvertedPage {
   title?: string;
   /** Readability found no article, so the whole body was converted. */
   wholeBody?: boolean;
+  /** The HTML was longer than MAX_HTML_CHARS and only its beginning was converted. */
+  htmlCut?: boolean;
 }
 
 const TEXT_APPLICATION_TYPES = new Set([
@@ -86,11 +88,23 @@ export function decodeBody(body: Buffer, contentType: string, kind: PageKind): s
   return decoder.decode(body);
 }
 
+/**
+ * A named export of a CommonJS package loaded with import(): Node and tsx give it as a named export, the CLI
+ * bundle (esbuild, node mode) may give only `default` for packages that set `__esModule`.
+ */
+function namedExport<M extends object, K extends keyof M>(module: M, name: K): M[K] {
+  const value = module[name] ?? (module as { default?: M }).default?.[name];
+  if (value === undefined) throw new Error(`WebFetch could not load ${String(name)} from its HTML converter packages.`);
+  return value;
+}
+
 type TurndownLike = { turndown(html: string): string };
 let turndownService: Promise<TurndownLike> | undefined;
 
 function getTurndown(): Promise<TurndownLike> {
-  return (turndownService ??= Promise.all([import("turndown"), import("turndown-plugin-gfm")]).then(([{ default: TurndownService }, { gfm }]) => {
+  return (turndownService ??= Promise.all([import("turndown"), import("turndown-plugin-gfm")]).then(([turndownModule, gfmModule]) => {
+    const TurndownService = turndownModule.default;
+    const gfm = namedExport(gfmModule, "gfm");
     const service = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
     service.use(gfm);
     // Markdown escaping (`\--jobs`, `1\.`) would make flags, code and numbers differ from the page; the reader is a model, not a renderer.
@@ -103,7 +117,9 @@ function getTurndown(): Promise<TurndownLike> {
 
 /** HTML → markdown: readability's article when it finds one, otherwise the whole body. */
 export async function htmlToMarkdown(html: string, url: string): Promise<ConvertedPage> {
-  const [{ parseHTML }, { Readability }, turndown] = await Promise.all([import("linkedom"), import("@mozilla/readability"), getTurndown()]);
+  const [linkedom, readability, turndown] = await Promise.all([import("linkedom"), import("@mozilla/readability"), getTurndown()]);
+  const parseHTML = namedExport(linkedom, "parseHTML");
+  const Readability = namedExport(readability, "Readability");
   const { document } = parseHTML(html);
   const title = document.title?.trim() || undefined;
   let article: { title?: string | null; content?: string | null; textContent?: string | null } | null = null;
@@ -134,10 +150,19 @@ function setDocumentUrl(document: unknown, url: string): void {
   }
 }
 
+/**
+ * HTML converted at most (characters). Conversion is synchronous and roughly linear (about 1 s per MB on an idle
+ * core); the model reads at most the first 100 000 characters of the result anyway.
+ */
+export const MAX_HTML_CHARS = 2_000_000;
+
 export async function convertBody(body: Buffer, contentType: string, url: string): Promise<ConvertedPage | { kind: "binary"; mediaType: string }> {
   const kind = classifyBody(contentType, body);
   if (kind === "binary") return { kind, mediaType: mediaTypeOf(contentType) || "application/octet-stream" };
   const text = decodeBody(body, contentType, kind);
-  if (kind === "html") return htmlToMarkdown(text, url);
+  if (kind === "html") {
+    if (text.length <= MAX_HTML_CHARS) return htmlToMarkdown(text, url);
+    return { ...(await htmlToMarkdown(text.slice(0, MAX_HTML_CHARS), url)), htmlCut: true };
+  }
   return { kind: "text", content: text };
 }

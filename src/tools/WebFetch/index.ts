@@ -6,7 +6,7 @@ import type { ToolResultBlockParam } from "../../core/messages.js";
 import { formatError } from "../../core/errors.js";
 import { domainRuleContentForUrl, hostOfUrl, matchDomainRule, ruleSuggestions } from "../../permissions/index.js";
 import { cachePage, getCachedPage, type CachedPage } from "./cache.js";
-import { convertBody } from "./convert.js";
+import { MAX_HTML_CHARS, convertBody } from "./convert.js";
 import { DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES, WebFetchError, fetchPage } from "./fetchPage.js";
 import { ANSWER_SYSTEM_PROMPT, WEB_FETCH_DESCRIPTION, WEB_FETCH_TOOL_NAME, answerPrompt, webFetchPrompt } from "./prompt.js";
 import { checkFetchUrl } from "./url.js";
@@ -86,6 +86,7 @@ async function loadPage(url: URL, context: ToolUseContext): Promise<{ page: Cach
     content: converted.content,
     truncated: fetched.truncated,
     ...(converted.kind === "html" && converted.wholeBody ? { wholeBody: true } : {}),
+    ...(converted.kind === "html" && converted.htmlCut ? { htmlCut: true } : {}),
   };
   // Error pages are not kept: the next try may succeed.
   if (fetched.status >= 200 && fetched.status < 300) cachePage(key, page);
@@ -97,8 +98,11 @@ function statusNote(page: CachedPage): string | undefined {
   return `The server answered HTTP ${page.status}${page.statusText ? ` ${page.statusText}` : ""}; the content below is that response.`;
 }
 
-function capNote(page: CachedPage): string | undefined {
-  return page.truncated ? `The response was larger than ${sizeLabel(MAX_RESPONSE_BYTES)}; only its first ${sizeLabel(page.bytes)} were read.` : undefined;
+function capNotes(page: CachedPage): string[] {
+  return [
+    ...(page.truncated ? [`The response was larger than ${sizeLabel(MAX_RESPONSE_BYTES)}; only its first ${sizeLabel(page.bytes)} were read.`] : []),
+    ...(page.htmlCut ? [`The HTML was longer than ${MAX_HTML_CHARS} characters; only its beginning was converted.`] : []),
+  ];
 }
 
 export const WebFetchTool = buildTool<WebFetchInput, WebFetchOutput>({
@@ -169,7 +173,7 @@ WebFetch follows redirects only within the same host. To read the page, call Web
       bytes: page.bytes,
       cached,
     };
-    const notes = [statusNote(page), capNote(page)].filter((n): n is string => Boolean(n));
+    const notes = [statusNote(page), ...capNotes(page)].filter((n): n is string => Boolean(n));
 
     let fallbackReason = "no model is available in this session (toolgate exec and mcp serve run without one)";
     if (context.models) {
@@ -178,7 +182,7 @@ WebFetch follows redirects only within the same host. To read the page, call Web
         const answer = await context.models.ask({
           model: "small",
           system: ANSWER_SYSTEM_PROMPT,
-          prompt: answerPrompt(page.url, forModel.text, input.prompt, forModel.cut || page.truncated),
+          prompt: answerPrompt(page.url, forModel.text, input.prompt, forModel.cut || page.truncated || page.htmlCut === true),
           maxTokens: 2048,
           signal: context.abortController.signal,
         });
@@ -191,7 +195,7 @@ WebFetch follows redirects only within the same host. To read the page, call Web
               durationMs: Date.now() - started,
               result: all.length ? `${answer.text.trim()}\n\n(${all.join(" ")})` : answer.text.trim(),
               answeredBy: answer.model,
-              truncated: page.truncated || forModel.cut,
+              truncated: page.truncated || page.htmlCut === true || forModel.cut,
             },
           };
         }
@@ -209,7 +213,7 @@ WebFetch follows redirects only within the same host. To read the page, call Web
       ...(shown.cut ? [`Only the first ${MAX_PAGE_CHARS_AS_RESULT} of ${page.content.length} characters are shown.`] : []),
     ].join(" ");
     return {
-      data: { ...common, durationMs: Date.now() - started, result: `${header}\n\n${shown.text}`, truncated: page.truncated || shown.cut },
+      data: { ...common, durationMs: Date.now() - started, result: `${header}\n\n${shown.text}`, truncated: page.truncated || page.htmlCut === true || shown.cut },
     };
   },
 

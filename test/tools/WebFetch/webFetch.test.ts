@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WebFetchTool, checkFetchUrl, isLoopbackHost, isSameHostRedirect, type WebFetchOutput } from "../../../src/tools/WebFetch/index.js";
 import { MAX_REDIRECTS, MAX_RESPONSE_BYTES } from "../../../src/tools/WebFetch/fetchPage.js";
+import { MAX_HTML_CHARS } from "../../../src/tools/WebFetch/convert.js";
 import { createModelAccess } from "../../../src/agent/modelAccess.js";
 import { createNonInteractiveCanUseTool } from "../../../src/permissions/index.js";
 import { anthropicAt, serve } from "../../providers/support.js";
@@ -323,5 +324,17 @@ describe("WebFetch's small-model step", () => {
     expect(r.text).toContain("asking the model failed");
     expect(r.text).toContain("the page text");
     expect(output(r).answeredBy).toBeUndefined();
+  });
+});
+
+describe("WebFetch's HTML conversion bound", () => {
+  it("converts only the first MAX_HTML_CHARS of a huge HTML page and says so", async () => {
+    const html = `<html><body><h1>Huge</h1><p>${"word ".repeat(MAX_HTML_CHARS / 5)}</p><p>TAIL-MARKER</p></body></html>`;
+    const web = await startServer({ "/huge": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(html) });
+    const r = await run(webSession({ allow: ALLOW_LOCAL }), "WebFetch", { url: `${web.url}/huge`, prompt: "p" });
+    expect(r.isError).toBe(false);
+    expect(r.text).toContain(`The HTML was longer than ${MAX_HTML_CHARS} characters; only its beginning was converted.`);
+    expect(r.text).not.toContain("TAIL-MARKER");
+    expect(output(r).truncated).toBe(true);
   });
 });

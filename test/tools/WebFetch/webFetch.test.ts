@@ -104,6 +104,12 @@ describe("WebFetch permissions", () => {
     expect(await allows("domain:xn--bcher-kva.de", "https://BÜCHER.de/")).toBe(true);
     expect(await allows("domain:bucher.de", "https://bücher.de/")).toBe(false);
     expect(await allows("domain:example.com", "ftp://example.com/")).toBe(false);
+    // a Cyrillic "е" is another host; percent-encoding and numeric forms are read as the host they name
+    expect(await allows("domain:example.com", "https://\u0435xample.com/")).toBe(false);
+    expect(await allows("domain:example.com", "https://example%2Ecom/")).toBe(true);
+    expect(await allows("domain:example.com", "https://example.com%40evil.org/")).toBe(false);
+    expect(await allows("domain:127.0.0.1", "http://2130706433:8080/")).toBe(true);
+    expect(await allows("domain:example.com", "https://example.com\t.evil.org/")).toBe(false);
     expect(await allows("example.com", "https://example.com/")).toBe(false);
 
     // and through the whole pipeline: the userinfo trick is refused before anything is fetched

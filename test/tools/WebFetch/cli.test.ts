@@ -93,4 +93,36 @@ describe("WebFetch through the CLI", () => {
     expect(JSON.stringify(ask.body.messages)).toContain("What is the default of --jobs?");
     expect(JSON.stringify(last.body.messages)).toContain("The page says --jobs defaults to 4.");
   });
+
+  it("-p with Anthropic: WebSearch runs the server-side search and the model gets the results", async () => {
+    const searchBody = {
+      id: "msg_s",
+      type: "message",
+      role: "assistant",
+      model: "claude-haiku-4-5",
+      stop_reason: "end_turn",
+      usage: { input_tokens: 10, output_tokens: 5 },
+      content: [
+        { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "node 20" } },
+        { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", title: "Node 20 notes", url: "https://nodejs.org/v20", encrypted_content: "e", page_age: null }] },
+      ],
+    };
+    const model = await startFakeModelServer({
+      script: {
+        turns: [
+          { content: [{ type: "tool_use", id: "toolu_s", name: "WebSearch", input: { query: "node 20" } }] },
+          { status: 200, body: searchBody },
+          { content: [{ type: "text", text: "Found it." }] },
+        ],
+      },
+    });
+    models.push(model);
+    const env = cleanEnv(tempDir("tg-web-home-"), { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: model.url });
+    const run = await toolgate(["-p", "search node 20", "--cwd", tempDir("tg-web-cwd-"), "--allowedTools", "WebSearch"], env);
+    expect(run.stdout.trim()).toBe("Found it.");
+    const [first, search, last] = model.requests();
+    expect((first.body.tools as Array<{ name: string }>).map((t) => t.name)).toContain("WebSearch");
+    expect(search.body.tools[0].type).toBe("web_search_20250305");
+    expect(JSON.stringify(last.body.messages)).toContain("1. Node 20 notes\\n   https://nodejs.org/v20");
+  });
 });

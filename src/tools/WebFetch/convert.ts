@@ -115,8 +115,22 @@ function getTurndown(): Promise<TurndownLike> {
   }));
 }
 
+/**
+ * linkedom builds a broken tree from HTML without a `<body>` tag (a fragment, or a page that leaves the tags
+ * out, as HTML allows): give it the full document shape, the head's content kept in the head.
+ */
+export function asFullDocument(html: string): string {
+  if (/<body[\s>]/i.test(html)) return html;
+  const head = /<head(?:\s[^>]*)?>([\s\S]*?)<\/head>/i.exec(html);
+  const rest = (head ? html.slice(0, head.index) + html.slice(head.index + head[0].length) : html)
+    .replace(/<!doctype[^>]*>/i, "")
+    .replace(/<\/?html(?:\s[^>]*)?>/gi, "");
+  return `<!doctype html><html><head>${head?.[1] ?? ""}</head><body>${rest}</body></html>`;
+}
+
 /** HTML → markdown: readability's article when it finds one, otherwise the whole body. */
-export async function htmlToMarkdown(html: string, url: string): Promise<ConvertedPage> {
+export async function htmlToMarkdown(rawHtml: string, url: string): Promise<ConvertedPage> {
+  const html = asFullDocument(rawHtml);
   const [linkedom, readability, turndown] = await Promise.all([import("linkedom"), import("@mozilla/readability"), getTurndown()]);
   const parseHTML = namedExport(linkedom, "parseHTML");
   const Readability = namedExport(readability, "Readability");

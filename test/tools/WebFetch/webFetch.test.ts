@@ -159,6 +159,21 @@ describe("WebFetch against a local server", () => {
     expect(list.text).toContain(`[Beta](${withBody.url}/b)`);
   });
 
+  it("reads HTML that leaves out <html>, <head> or <body>", async () => {
+    const server = await startServer({
+      "/fragment": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<h1>Release 2.0</h1><table><tr><th>flag</th><th>default</th></tr><tr><td>--jobs</td><td>4</td></tr></table>"),
+      "/no-body": (_req, res) =>
+        res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><html><head><title>Docs</title></head><header>HEADER-TEXT</header><p>Body text without a body tag.</p></html>"),
+    });
+    const ctx = webSession({ allow: ALLOW_LOCAL });
+    const fragment = await run(ctx, "WebFetch", { url: `${server.url}/fragment`, prompt: "p" });
+    expect(fragment.text).toContain("Release 2.0");
+    expect(fragment.text).toContain("| --jobs | 4 |");
+    const noBody = await run(ctx, "WebFetch", { url: `${server.url}/no-body`, prompt: "p" });
+    expect(noBody.text).toContain("# Docs");
+    expect(noBody.text).toContain("Body text without a body tag.");
+  });
+
   it("returns JSON and other text as it is, and refuses binary types by name", async () => {
     const server = await startServer({
       "/data.json": (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"version":"2.0","items":[1,2]}'),

@@ -1,5 +1,5 @@
 /** The model for tools that need one (ModelAccess in the Tool contract), over the session's provider. */
-import type { ModelAccess, ModelAnswer, ModelQuestion } from "../core/Tool.js";
+import type { ModelAccess, ModelAnswer, ModelQuestion, WebSearchQuery } from "../core/Tool.js";
 import { MessageAssembler, type Provider } from "../providers/index.js";
 import { textOf } from "./history.js";
 
@@ -35,5 +35,18 @@ export function createModelAccess(options: ModelAccessOptions): ModelAccess {
       }
       return { text, model, ...(assembler.usage ? { usage: { input: assembler.usage.input, output: assembler.usage.output } } : {}) };
     },
+    // Only when the provider searches by itself; WebSearch looks for this member to know it can.
+    ...(provider.webSearch && {
+      search: (query: WebSearchQuery) =>
+        provider.webSearch!(
+          {
+            model: options.smallModel ?? provider.model,
+            query: query.query,
+            ...(query.allowedDomains ? { allowedDomains: query.allowedDomains } : {}),
+            ...(query.blockedDomains ? { blockedDomains: query.blockedDomains } : {}),
+          },
+          query.signal,
+        ),
+    }),
   };
 }

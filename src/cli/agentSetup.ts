@@ -14,6 +14,7 @@ import type { Message } from "../core/messages.js";
 import type { Session, SessionOptions } from "../session/index.js";
 import { getToolgateHome } from "../util/home.js";
 import { UsageError } from "./errors.js";
+import { hideWebSearchWithoutBackend } from "../tools/WebSearch/index.js";
 
 export interface AgentFlags {
   model?: string;
@@ -58,6 +59,7 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const selection = { provider: flags.provider as ProviderName | undefined, model: flags.model, baseURL: flags.baseUrl };
   const provider = createProvider({ ...selection, settings: merged });
   session.context.models = createModelAccess({ provider, smallModel: resolveProviderConfig(selection, session.context.env, merged).smallModel });
+  hideWebSearchWithoutBackend(session.context);
   const cwd = session.context.getCwd();
   const system = buildSystemPrompt({
     environment: await readEnvironment(cwd),

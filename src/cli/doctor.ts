@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { getToolgateHome } from "../core/context.js";
-import { normalizeNameForMcp } from "../core/registry.js";
+import { getToolgateHome, readSettingsSection } from "../core/context.js";
+import { normalizeNameForMcp, parseMcpToolName } from "../core/registry.js";
 import { validateHooksSettings } from "../hooks/index.js";
 import { connectMcpServers, formatMcpConfigError, loadMcpConfig, type LoadedMcpConfig } from "../mcp/index.js";
 import {
@@ -15,6 +15,7 @@ import { readSettingsFile, settingsFileLocations } from "../settings/index.js";
 import { settingsSections } from "../session/settings.js";
 import { HOOK_EVENTS } from "../settings/types.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { WEB_SEARCH_SETTINGS, WEB_SEARCH_SETUP_HINT } from "../tools/WebSearch/index.js";
 import { networkPolicy, sandboxUnavailableMessage } from "../sandbox/index.js";
 import { sandboxSelfTest } from "../sandbox/selfTest.js";
 import { readLspSettings, resolveServerCommand } from "../lsp/index.js";
@@ -232,7 +233,28 @@ export const lspCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck];
+/** Which search WebSearch would use, and how to turn it on when it has none. Informational: off is not a fault. */
+export const webSearchCheck: DoctorCheck = {
+  name: "web search",
+  async run({ session, env, mcpConfig }) {
+    const { resolveProviderConfig } = await import("../providers/index.js");
+    const settings = session.context.options.settings;
+    const search = readSettingsSection(session.context, WEB_SEARCH_SETTINGS) ?? {};
+    const backend = search.backend ?? "auto";
+    const provider = resolveProviderConfig({}, env, settings).provider;
+    const lines: string[] = [];
+    if (backend !== "mcp" && provider === "anthropic") lines.push("Anthropic's server-side web search, in agent sessions (toolgate -p, the UI)");
+    if (backend !== "anthropic" && search.mcpTool) {
+      const server = parseMcpToolName(search.mcpTool)?.serverName;
+      const configured = mcpConfig.servers.some((s) => normalizeNameForMcp(s.name) === server);
+      lines.push(`${lines.length ? "otherwise " : ""}the MCP tool ${search.mcpTool}${configured ? "" : ` — but no MCP server "${server}" is configured in .mcp.json`}`);
+    }
+    if (lines.length) return { status: "ok", lines: [`WebSearch uses: ${lines.join("; ")}`] };
+    return { status: "ok", lines: [`WebSearch is off. ${WEB_SEARCH_SETUP_HINT}`] };
+  },
+};
+
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck, webSearchCheck];
 
 function isDirectory(dir: string): boolean {
   try {

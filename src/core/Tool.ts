@@ -235,6 +235,32 @@ export interface ModelAnswer {
   usage?: { input: number; output: number };
 }
 
+/** A web search run by the provider's own server-side search tool (WebSearch). */
+export interface WebSearchQuery {
+  query: string;
+  /** Only results from these domains (and their subdomains); not together with blockedDomains. */
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+  signal?: AbortSignal;
+}
+
+export interface WebSearchHit {
+  title: string;
+  url: string;
+  /** A passage of the page, when the search returned one. */
+  snippet?: string;
+  /** How old the page is, as the search engine says it ("3 days ago"). */
+  pageAge?: string;
+}
+
+export interface WebSearchResults {
+  hits: WebSearchHit[];
+  /** The model's summary of the results, with its citations' sources; may be empty. */
+  text: string;
+  /** The model that ran the search. */
+  model: string;
+}
+
 /**
  * The model, for tools that need one. Set by whoever runs the agent loop (`-p`, the UI); absent in `exec`
  * and `mcp serve`, where a tool falls back to what it can do without a model.
@@ -242,6 +268,8 @@ export interface ModelAnswer {
 export interface ModelAccess {
   /** One request without tools. Rejects (with a message for the model) when the model fails or is cut short. */
   ask(question: ModelQuestion): Promise<ModelAnswer>;
+  /** A web search by the provider itself; present only when the provider has one (Anthropic). Rejects with a message for the model. */
+  search?(query: WebSearchQuery): Promise<WebSearchResults>;
 }
 
 /**

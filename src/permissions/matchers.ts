@@ -3,6 +3,7 @@
  * The command matcher judges ONE simple command; splitting a command line into its parts is the
  * Bash tool's job (on the real AST), so `git *` never sees `git status && rm -rf /` as one string.
  */
+import { domainToASCII } from "node:url";
 
 const compiled = new Map<string, (command: string) => boolean>();
 
@@ -70,6 +71,12 @@ export function matchCommandPattern(ruleContent: string, command: string): boole
   return matcher(command.trim());
 }
 
+/** A host name as URLs carry it: lower case, punycode for IDN (`bücher.de` → `xn--bcher-kva.de`), no trailing dot. */
+function normalizeHost(host: string): string {
+  const lower = host.trim().toLowerCase().replace(/\.$/, "");
+  return domainToASCII(lower) || lower;
+}
+
 /** `https://Docs.Example.com./x` → `docs.example.com`; undefined for what is not a URL with a host. */
 export function hostOfUrl(url: string): string | undefined {
   try {
@@ -87,9 +94,10 @@ export function hostOfUrl(url: string): string | undefined {
 export function matchDomainRule(ruleContent: string, urlOrHost: string): boolean {
   const trimmed = ruleContent.trim();
   if (!trimmed.toLowerCase().startsWith("domain:")) return false;
-  const wanted = trimmed.slice("domain:".length).trim().toLowerCase().replace(/\.$/, "");
-  if (!wanted) return false;
-  const host = urlOrHost.includes("://") ? hostOfUrl(urlOrHost) : urlOrHost.toLowerCase().replace(/\.$/, "");
+  const raw = trimmed.slice("domain:".length).trim();
+  if (!raw) return false;
+  const wanted = raw.startsWith("*.") ? `*.${normalizeHost(raw.slice(2))}` : normalizeHost(raw);
+  const host = urlOrHost.includes("://") ? hostOfUrl(urlOrHost) : normalizeHost(urlOrHost);
   if (!host) return false;
   if (wanted.startsWith("*.")) {
     const base = wanted.slice(2);

@@ -8,6 +8,7 @@ import { parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, 
 import { classifySdkError, withRetry, type RetryOptions } from "./retry.js";
 import { renderAnthropicTools, deferredToolsNote } from "./toolSchemas.js";
 import { getModelInfo } from "./models.js";
+import { buildWebSearchRequest, parseWebSearchResponse } from "./anthropicWebSearch.js";
 
 export interface AnthropicProviderOptions {
   model: string;
@@ -44,6 +45,17 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     stream(request, signal) {
       const body = buildAnthropicRequest(request, options.promptCaching !== false);
       return withRetry((attemptSignal) => streamAttempt(getClient, body, attemptSignal), classifySdkError, options.retry, signal);
+    },
+    async webSearch(request, signal) {
+      const client = await getClient();
+      let response: unknown;
+      try {
+        // Non-streaming: the searches run on Anthropic's side and the answer is short.
+        response = await client.messages.create(buildWebSearchRequest(request) as never, { signal, maxRetries: options.retry?.maxRetries ?? 2 });
+      } catch (err) {
+        throw new Error(`Web search through ${request.model} failed: ${classifySdkError(err).message}`);
+      }
+      return parseWebSearchResponse(response, request.model);
     },
   };
 }

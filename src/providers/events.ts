@@ -4,6 +4,7 @@
  */
 import type { AssistantContentBlock, AssistantMessage, Message, TextBlock, ToolResultBlockParam } from "../core/messages.js";
 import type { ToolDefinition } from "../core/apiSchema.js";
+import type { WebSearchResults } from "../core/Tool.js";
 import { parsePartialJson } from "./partialJson.js";
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "aborted" | "error";
@@ -79,6 +80,18 @@ export interface Provider {
   readonly baseURL?: string;
   /** Never throws past the iterator: failures become an `error` event, and the last event is always `stop`. */
   stream(request: ProviderRequest, signal?: AbortSignal): AsyncIterable<ProviderEvent>;
+  /** The API's own server-side web search, for providers that have one (Anthropic). Rejects on failure. */
+  webSearch?(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResults>;
+}
+
+/** One server-side web search: the model searches (up to `maxUses` times) and summarizes with citations. */
+export interface WebSearchRequest {
+  model: string;
+  query: string;
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+  maxUses?: number;
+  maxTokens?: number;
 }
 
 export type ProviderName = "anthropic" | "openai";

@@ -11,6 +11,8 @@ import { TaskOutputTool } from "./TaskOutput/index.js";
 import { TaskStopTool } from "./TaskStop/index.js";
 import { ToolSearchTool } from "./ToolSearch/index.js";
 import { WriteTool } from "./Write/index.js";
+import { WebFetchTool } from "./WebFetch/index.js";
+import { WebSearchTool } from "./WebSearch/index.js";
 
 export {
   BashTool,
@@ -25,6 +27,8 @@ export {
   TaskStopTool,
   ToolSearchTool,
   WriteTool,
+  WebFetchTool,
+  WebSearchTool,
 };
 
 /** Every built-in tool, in the order they are presented to the model. */
@@ -41,5 +45,7 @@ export function getBuiltinTools(): Tools {
     TaskOutputTool,
     TaskStopTool,
     ToolSearchTool,
+    WebFetchTool,
+    WebSearchTool,
   ];
 }

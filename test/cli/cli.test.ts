@@ -102,7 +102,7 @@ describe("toolgate CLI", () => {
   it("tools --json lists every built-in with its input schema", () => {
     const tools = JSON.parse(toolgate(["tools", "--json"]).stdout) as Array<{ name: string; input_schema: { type: string }; aliases: string[]; deferred: boolean }>;
     const names = tools.map((t) => t.name);
-    for (const name of ["Bash", "Glob", "Grep", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit", "TaskOutput", "TaskStop", "ToolSearch"]) {
+    for (const name of ["Bash", "Glob", "Grep", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit", "TaskOutput", "TaskStop", "ToolSearch", "WebFetch", "WebSearch"]) {
       expect(names).toContain(name);
     }
     expect(tools.every((t) => t.input_schema.type === "object")).toBe(true);

@@ -65,6 +65,7 @@ describe("toolgate doctor", () => {
       ["sandbox", checkSandboxSupport().available ? "ok" : "warn"],
       ["model provider", "ok"],
       ["language servers", "ok"],
+      ["web search", "ok"],
     ]);
     const [settings, permissions, names, hooks, mcp] = report.checks;
     expect(settings.lines).toEqual([

@@ -235,3 +235,18 @@ export function formatFileDiff({ change, hunks }: FileDiff): string {
   }
   return `${out.join("\n")}\n`;
 }
+
+/** The summary as JSON for transcripts, stream-json and `toolgate diff --json`: per file and totals. */
+export function changeSummaryJson(summary: ChangeSummary) {
+  return {
+    files: summary.files.map((f) => ({
+      path: f.path,
+      status: f.status,
+      added: f.added,
+      removed: f.removed,
+      ...(f.binary ? { binary: true } : {}),
+      ...(f.uncounted ? { uncounted: true } : {}),
+    })),
+    totals: { files: summary.files.length, added: summary.added, removed: summary.removed },
+  };
+}

@@ -179,6 +179,11 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       yield { type: "result", result };
       return result;
     }
+    try {
+      context.telemetry?.userPrompt({ text: typeof prompt === "string" ? prompt : textOf(prompt) });
+    } catch {
+      // telemetry is best effort
+    }
     const first = promptMessage(prompt, submitted?.additionalContext ?? []);
     options.messages.push(first);
     yield { type: "user", message: first };

@@ -306,6 +306,8 @@ export interface TelemetrySink {
   toolDecision(report: ToolDecisionReport): void;
   toolResult(report: ToolResultReport): void;
   modelRequest(report: ModelRequestReport): void;
+  /** A prompt the user sent to the agent loop. */
+  userPrompt(report: { text: string }): void;
   /** Lines the tools changed in one turn (from its change summary). */
   linesChanged(report: { added: number; removed: number; files: number }): void;
 }

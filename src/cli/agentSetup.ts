@@ -65,6 +65,7 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const telemetry = await startTelemetry(process.env, {
     sessionId: session.context.sessionId,
     version: packageVersion(),
+    command: "agent",
     model: provider.model,
     provider: provider.name,
     permissionMode: session.context.getAppState().toolPermissionContext.mode,

@@ -10,8 +10,11 @@ export { decisionSource, telemetryEnabled, telemetryOptions, type DecisionSource
 export interface SessionStartInfo {
   sessionId: string;
   version: string;
-  model: string;
-  provider: string;
+  /** `agent` (-p, the UI) or `exec`. */
+  command: "agent" | "exec";
+  /** The agent's model and provider (exec has none). */
+  model?: string;
+  provider?: string;
   permissionMode: string;
   /** The session continues an earlier one (--continue, --resume). */
   resumed: boolean;

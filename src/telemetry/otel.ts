@@ -75,7 +75,7 @@ export function createOtelTelemetry(env: NodeJS.ProcessEnv, info: SessionStartIn
 
   guarded(() => {
     sessions.add(1);
-    emit("session_start", { model: info.model, provider: info.provider, resumed: info.resumed, permission_mode: info.permissionMode });
+    emit("session_start", { command: info.command, ...(info.model ? { model: info.model } : {}), ...(info.provider ? { provider: info.provider } : {}), resumed: info.resumed, permission_mode: info.permissionMode });
   })();
 
   let closing: Promise<void> | undefined;

@@ -59,12 +59,13 @@ export interface CliRun {
   lines: Array<Record<string, any>>;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<CliRun> {
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<CliRun> {
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+  if (stdin !== undefined) child.stdin!.end(stdin);
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d));
-  child.stderr.on("data", (d: Buffer) => (stderr += d));
+  child.stdout!.on("data", (d: Buffer) => (stdout += d));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d));
   return new Promise((resolve) =>
     child.on("close", (code) => {
       const lines = stdout.split("\n").flatMap((line) => {

@@ -130,7 +130,7 @@ describe("OpenTelemetry export", () => {
     expect(events[0].resource).toMatchObject({ "service.name": "toolgate", "session.id": sessionId });
     expect(typeof events[0].resource["service.version"]).toBe("string");
     const named = (name: string) => events.filter((e) => e["event.name"] === name);
-    expect(named("session_start")).toEqual([expect.objectContaining({ model: "claude-sonnet-4-5", provider: "anthropic", resumed: false, permission_mode: "acceptEdits", "session.id": sessionId })]);
+    expect(named("session_start")).toEqual([expect.objectContaining({ command: "agent", model: "claude-sonnet-4-5", provider: "anthropic", resumed: false, permission_mode: "acceptEdits", "session.id": sessionId })]);
     expect(named("user_prompt")).toEqual([expect.objectContaining({ prompt_length: PROMPT.length })]);
     expect(named("user_prompt")[0].prompt).toBeUndefined();
 
@@ -205,6 +205,26 @@ describe("OpenTelemetry export", () => {
       expect(run).toMatchObject({ code: 0, stdout: "hi\n" });
     }
     expect(off.received).toEqual([]);
+  });
+
+  it("exec exports its tool decisions and results, without the commands or paths", async () => {
+    const receiver = await otlpReceiver();
+    const dir = telemetryProject();
+    const calls = [
+      { type: "tool_use", id: "e1", name: "Read", input: { file_path: SECRET_NAME } },
+      { type: "tool_use", id: "e2", name: "Bash", input: { command: `git push ${SECRET_COMMAND}` } },
+      { type: "tool_use", id: "e3", name: `/tmp/${SECRET_COMMAND}`, input: {} },
+    ];
+    const stdin = `${calls.map((c) => JSON.stringify(c)).join("\n")}\n`;
+    const run = await runCli(["exec", "--cwd", dir, "--no-sandbox"], agentEnv(undefined, dir, { TOOLGATE_ENABLE_TELEMETRY: "1", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }), stdin);
+    expect(run.code).toBe(0);
+    expect(run.lines).toHaveLength(3);
+    const events = logEvents(receiver.received);
+    expect(events.find((e) => e["event.name"] === "session_start")).toMatchObject({ command: "exec", resumed: false });
+    const results = Object.fromEntries(events.filter((e) => e["event.name"] === "tool_result").map((e) => [e.tool_use_id, [e.tool_name, e.outcome]]));
+    expect(results).toEqual({ e1: ["Read", "success"], e2: ["Bash", "denied"], e3: ["unknown", "unknown_tool"] });
+    const everything = receiver.received.map((r) => r.raw).join("\n");
+    for (const secret of [dir, SECRET_NAME, SECRET_CONTENT, SECRET_COMMAND, "git push"]) expect(everything).not.toContain(secret);
   });
 
   it("an unreachable collector does not fail the run", async () => {

@@ -58,9 +58,20 @@ function readNow(absPath: string): { bytes: Buffer; mode: number } | null {
   }
 }
 
+function inside(absPath: string, dir: string): string | undefined {
+  const relative = path.relative(dir, absPath);
+  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative.split(path.sep).join("/") : undefined;
+}
+
+/** Checkpoints key files by their real path, so a project reached through a symlink is compared by its real path too. */
 export function displayPath(absPath: string, cwd: string): string {
-  const relative = path.relative(cwd, absPath);
-  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative.split(path.sep).join("/") : absPath;
+  let real: string | undefined;
+  try {
+    real = fs.realpathSync(cwd);
+  } catch {
+    real = undefined;
+  }
+  return inside(absPath, cwd) ?? (real === undefined ? undefined : inside(absPath, real)) ?? absPath;
 }
 
 /**

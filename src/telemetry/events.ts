@@ -3,6 +3,7 @@
  * a command, a URL, file content or prompt text. The opt-ins add those where the user asked for them.
  * Pure functions, so what is exported is decided (and tested) without the OpenTelemetry SDK.
  */
+import { createHash } from "node:crypto";
 import type { ModelRequestReport, ToolDecisionReport, ToolResultReport } from "../core/Tool.js";
 import type { PermissionDecision, PermissionDecisionReason, PermissionRule } from "../core/permissionTypes.js";
 
@@ -63,6 +64,16 @@ function decidingRule(reason: PermissionDecisionReason | undefined): PermissionR
   return undefined;
 }
 
+const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * tool_use ids come from the model's server: an OpenAI-compatible one may send any text. An id shaped like an
+ * id is exported as it is; anything else only as a hash (events of one call still correlate).
+ */
+function safeToolUseId(id: string): string {
+  return SAFE_ID.test(id) ? id : `sha256:${createHash("sha256").update(id).digest("hex").slice(0, 16)}`;
+}
+
 /** A name the model chose for a tool that does not exist could be any text: only real tools are named. */
 function safeToolName(name: string, known: boolean): string {
   return known ? name : "unknown";
@@ -83,7 +94,7 @@ function describedInput(report: { tool?: ToolDecisionReport["tool"]; input: unkn
 export function toolDecisionAttributes(report: ToolDecisionReport, options: TelemetryOptions): Attributes {
   const attributes: Attributes = {
     tool_name: report.toolName,
-    tool_use_id: report.toolUseID,
+    tool_use_id: safeToolUseId(report.toolUseID),
     decision: report.verdict.behavior === "allow" ? "accept" : "reject",
     source: decisionSource(report.verdict, report.asked),
   };
@@ -95,7 +106,7 @@ export function toolDecisionAttributes(report: ToolDecisionReport, options: Tele
 export function toolResultAttributes(report: ToolResultReport, options: TelemetryOptions): Attributes {
   const attributes: Attributes = {
     tool_name: safeToolName(report.toolName, report.tool !== undefined),
-    tool_use_id: report.toolUseID,
+    tool_use_id: safeToolUseId(report.toolUseID),
     outcome: report.outcome,
     success: report.outcome === "success",
     duration_ms: report.durationMs,

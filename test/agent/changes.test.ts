@@ -121,11 +121,15 @@ describe("change summary", () => {
     expect(summarizeMessageChanges(r.history, "nope", r.dir).files).toEqual([]);
   });
 
-  it("paths outside the project are shown absolute", () => {
+  it("paths outside the project are shown absolute; a project reached through a symlink still gets relative paths", () => {
     const r = repo({ "keep.txt": "k\n" });
     const outside = path.join(tempDir("toolgate-outside-"), "o.txt");
     r.history.checkpoint(outside, "m1");
     fs.writeFileSync(outside, "o\n");
     expect(summarizeMessageChanges(r.history, "m1", r.dir).files.map((f) => f.path)).toEqual([outside]);
+    r.change("m2", "keep.txt", "k2\n");
+    const link = path.join(tempDir("toolgate-link-"), "project");
+    fs.symlinkSync(r.dir, link);
+    expect(summarizeMessageChanges(r.history, "m2", link).files.map((f) => f.path)).toEqual(["keep.txt"]);
   });
 });

@@ -65,6 +65,15 @@ describe("event attributes", () => {
     expect(JSON.stringify(attributes)).not.toContain("passwd");
   });
 
+  it("a tool_use id that is not shaped like an id (any text an OpenAI-compatible server sent) is exported only as a hash", () => {
+    const weird = "call_/home/me/secret.txt && rm -rf ~";
+    const result = toolResultAttributes({ toolName: "Bash", toolUseID: weird, outcome: "success", durationMs: 1, tool: bash, input }, off);
+    expect(result.tool_use_id).toMatch(/^sha256:[0-9a-f]{16}$/);
+    const decision = toolDecisionAttributes({ toolName: "Bash", toolUseID: weird, verdict: { behavior: "allow" }, asked: false, tool: bash, input }, off);
+    expect(decision.tool_use_id).toBe(result.tool_use_id);
+    expect(toolResultAttributes({ toolName: "Bash", toolUseID: "toolu_01AbC-9", outcome: "success", durationMs: 1, tool: bash, input }, off).tool_use_id).toBe("toolu_01AbC-9");
+  });
+
   it("is enabled only by TOOLGATE_ENABLE_TELEMETRY set to a true value", () => {
     expect(telemetryEnabled({})).toBe(false);
     expect(telemetryEnabled({ TOOLGATE_ENABLE_TELEMETRY: "0" })).toBe(false);

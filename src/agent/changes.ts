@@ -98,15 +98,46 @@ export function diffFile(absPath: string, before: { bytes: Buffer; mode?: number
   if (mode !== undefined) change.mode = mode;
   if (change.binary) return { change, hunks: [] };
   if (oldBytes.length > MAX_DIFF_BYTES || newBytes.length > MAX_DIFF_BYTES) return { change: { ...change, uncounted: true }, hunks: [] };
-  const patch = structuredPatch("a", "b", oldBytes.toString("utf8"), newBytes.toString("utf8"), undefined, undefined, { context, timeout: DIFF_TIMEOUT_MS });
-  if (!patch) return { change: { ...change, uncounted: true }, hunks: [] };
-  for (const hunk of patch.hunks) {
+  const hunks = diffLinesTrimmed(oldBytes.toString("utf8"), newBytes.toString("utf8"), context);
+  if (!hunks) return { change: { ...change, uncounted: true }, hunks: [] };
+  for (const hunk of hunks) {
     for (const line of hunk.lines) {
       if (line.startsWith("+")) change.added++;
       else if (line.startsWith("-")) change.removed++;
     }
   }
-  return { change, hunks: patch.hunks };
+  return { change, hunks };
+}
+
+/** Lines with their line ends, so joining them gives the text back. */
+function splitLines(text: string): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
+    lines.push(text.slice(start, nl + 1));
+    start = nl + 1;
+  }
+  if (start < text.length) lines.push(text.slice(start));
+  return lines;
+}
+
+/**
+ * The hunks between two texts, diffing only what lies between their common first and last lines (as git's
+ * xdiff does): an edit in a long file costs a scan, not a diff of the whole file. Undefined when it timed out.
+ */
+function diffLinesTrimmed(oldText: string, newText: string, context: number): StructuredPatchHunk[] | undefined {
+  const a = splitLines(oldText);
+  const b = splitLines(newText);
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  // Keep `context` equal lines on each side, so the hunks carry the same context a whole-file diff would.
+  const skipHead = Math.max(0, head - context);
+  const skipTail = Math.max(0, tail - context);
+  const patch = structuredPatch("a", "b", a.slice(skipHead, a.length - skipTail).join(""), b.slice(skipHead, b.length - skipTail).join(""), undefined, undefined, { context, timeout: DIFF_TIMEOUT_MS });
+  if (!patch) return undefined;
+  return patch.hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + skipHead, newStart: hunk.newStart + skipHead }));
 }
 
 function summarize(files: FileChange[]): ChangeSummary {

@@ -112,6 +112,21 @@ describe("change summary", () => {
     expect(r.gitStat()).toBe(expected);
   });
 
+  it("hunks deep in a long file, and at an end without a newline, are the ones git prints", () => {
+    const long = lines(300);
+    const r = repo({ "long.txt": long, "tail.txt": `${lines(40)}last` });
+    r.change("m1", "long.txt", long.replace("line 150\n", "one fifty\n").replace("line 153\n", "").replace("line 290\n", "line 290\nextra\n"));
+    r.change("m1", "tail.txt", `${lines(40)}last changed`);
+    const { diffs } = diffSession(r.history, r.dir);
+    r.gitStat();
+    for (const diff of diffs) {
+      const ours = formatFileDiff(diff);
+      // git adds a function-name heading after a hunk's @@ line; the hunks themselves must be the same.
+      const theirs = git(r.dir, "diff", "--", diff.change.path).replace(/^index .*\n/m, "").replace(/^(@@ [^@]+ @@).*$/gm, "$1");
+      expect(ours).toBe(theirs);
+    }
+  });
+
   it("a file created and then deleted again in the session is no change; a missing message is an empty summary", () => {
     const r = repo({ "keep.txt": "k\n" });
     r.change("m1", "tmp.txt", "t\n");

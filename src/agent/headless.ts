@@ -14,6 +14,7 @@ import { rewindFiles } from "../core/context.js";
 import type { Provider } from "../providers/index.js";
 import { query, type AgentEvent, type AgentResult, type AgentStopReason } from "./query.js";
 import { estimateCostUSD } from "./cost.js";
+import { changeSummaryJson, formatStat } from "./changes.js";
 import type { TranscriptWriter } from "./transcript.js";
 import { compactHistory, type CompactionOutcome, type CompactionState } from "./compact.js";
 import { classifierMayDecide, describeActionForClassifier, logAutoModeDecision, type AutoModeClassifier } from "./autoMode.js";
@@ -231,6 +232,11 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
         } else if (event.update.type === "progress" && options.verbose) {
           await emit({ type: "system", subtype: "tool_progress", tool_use_id: event.update.toolUseID, data: event.update.data });
         }
+        break;
+      case "change_summary":
+        options.transcript?.changes(event);
+        await emit({ type: "change_summary", turn: event.turn, message_id: event.messageId, ...changeSummaryJson(event.summary) });
+        diagnose(`changes in turn ${event.turn}:\n${formatStat(event.summary).trimEnd()}`);
         break;
       case "notice":
         await emit({ type: "system", subtype: "notice", level: event.level, message: event.message });

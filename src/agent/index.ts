@@ -12,3 +12,4 @@ export { createAutoModeClassifier, classifierMayDecide, parseVerdict, type AutoM
 export { compactHistory, clearOldToolOutputs, compactionThreshold, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
 export { cleanupSettingsSection, readCleanupPeriodDays, DEFAULT_CLEANUP_PERIOD_DAYS } from "./settingsSection.js";
 export { createModelAccess, type ModelAccessOptions } from "./modelAccess.js";
+export { summarizeMessageChanges, diffSession, formatStat, formatFileDiff, changeSummaryJson, type ChangeSummary, type FileChange, type FileDiff } from "./changes.js";

@@ -23,6 +23,8 @@ import { createRepeatGuard, repeatedCallNotice, REPEAT_LIMIT } from "./repeatGua
 import { repairHistory, textOf } from "./history.js";
 import { compactHistory, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
 import { countContextTokens, estimateTokens } from "../providers/index.js";
+import { summarizeMessageChanges, type ChangeSummary } from "./changes.js";
+import { estimateCostUSD } from "./cost.js";
 
 export type AgentStopReason = "completed" | "max_turns" | "aborted" | "prompt_too_long" | "error" | "hook_stopped";
 
@@ -67,6 +69,8 @@ export type AgentEvent =
   | { type: "compact_boundary"; outcome: CompactionOutcome; trigger: "auto" | "manual"; messages?: Message[] }
   /** The history broke the tool_use/tool_result pairing (a crash, a caller's edit) and was repaired before a request. */
   | { type: "history_repaired"; problems: string[] }
+  /** What the tools of the turn's assistant message changed on disk (only for a turn that changed files). */
+  | { type: "change_summary"; turn: number; messageId: string; summary: ChangeSummary }
   /** For the user, not the model: hook messages, retries, the repeated-call guard. */
   | { type: "notice"; level: "info" | "warning" | "error"; message: string }
   | { type: "result"; result: AgentResult };
@@ -175,6 +179,11 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       yield { type: "result", result };
       return result;
     }
+    try {
+      context.telemetry?.userPrompt({ text: typeof prompt === "string" ? prompt : textOf(prompt) });
+    } catch {
+      // telemetry is best effort
+    }
     const first = promptMessage(prompt, submitted?.additionalContext ?? []);
     options.messages.push(first);
     yield { type: "user", message: first };
@@ -239,6 +248,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
         }
       };
 
+      const requestStarted = performance.now();
       try {
         const stream = options.provider.stream(
           { model: options.provider.model, system: system.map(text), messages: options.messages, tools: definitions.tools, deferredToolNames: definitions.deferredToolNames, ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) },
@@ -290,6 +300,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       addUsage(usage, assembler.usage);
       if (options.compaction && assembler.usage) options.compaction.state.lastUsage = { usage: assembler.usage, messageCount: options.messages.length + (assembled.content.length ? 1 : 0) };
       const stop = assembler.stop ?? { reason: "error" as const, complete: false };
+      reportModelRequest(context, options.provider.model, assembler.usage, stop.reason, assembler.errors.at(-1)?.kind, performance.now() - requestStarted);
 
       // A cut-short message: its unfinished calls are cancelled, the finished ones still get their results.
       if (!stop.complete && !controller.signal.aborted) executor.abort("The model's response was cut short, so this call was stopped.");
@@ -328,6 +339,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
         const reply: UserMessage = { role: "user", content: [...results, ...extra] };
         options.messages.push(reply);
         yield { type: "user", message: reply };
+        yield* changeSummary(context, turns, assistant.id);
       }
 
       if (!stop.complete) {
@@ -416,6 +428,46 @@ async function* maybeCompact(options: QueryOptions, context: ToolUseContext, sig
   }
   state.failures = 0;
   yield { type: "compact_boundary", outcome, trigger: "auto", messages: [...options.messages] };
+}
+
+/** The turn's change summary, when its tools changed files; a failure to compute it is a warning, never a stop. */
+function* changeSummary(context: ToolUseContext, turn: number, messageId: string): Generator<AgentEvent> {
+  if (!context.fileHistory.changedFiles(messageId).length) return;
+  let summary: ChangeSummary;
+  try {
+    summary = summarizeMessageChanges(context.fileHistory, messageId, context.getCwd());
+  } catch (err) {
+    yield { type: "notice", level: "warning", message: `could not summarise the changes of this turn: ${formatError(err)}` };
+    return;
+  }
+  if (!summary.files.length) return;
+  try {
+    context.telemetry?.linesChanged({ added: summary.added, removed: summary.removed, files: summary.files.length });
+  } catch {
+    // telemetry is best effort
+  }
+  yield { type: "change_summary", turn, messageId, summary };
+}
+
+function reportModelRequest(context: ToolUseContext, model: string, usage: Usage | undefined, stopReason: string, errorKind: string | undefined, durationMs: number): void {
+  if (!context.telemetry) return;
+  const totals: UsageTotals = { inputTokens: usage?.input ?? 0, outputTokens: usage?.output ?? 0, cacheReadInputTokens: usage?.cacheRead ?? 0, cacheCreationInputTokens: usage?.cacheWrite ?? 0, source: usage?.source ?? "api" };
+  const costUSD = estimateCostUSD(model, totals);
+  try {
+    context.telemetry.modelRequest({
+      model,
+      inputTokens: totals.inputTokens,
+      outputTokens: totals.outputTokens,
+      cacheReadTokens: totals.cacheReadInputTokens,
+      cacheCreationTokens: totals.cacheCreationInputTokens,
+      ...(costUSD === undefined ? {} : { costUSD }),
+      durationMs: Math.round(durationMs),
+      stopReason,
+      ...(errorKind ? { errorKind } : {}),
+    });
+  } catch {
+    // telemetry is best effort
+  }
 }
 
 function* end(result: AgentResult): Generator<AgentEvent, AgentResult> {

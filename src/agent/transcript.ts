@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Message } from "../core/messages.js";
 import { projectKey } from "../core/context.js";
 import { promptText } from "./history.js";
+import { changeSummaryJson, type ChangeSummary } from "./changes.js";
 
 export const TRANSCRIPT_VERSION = 1;
 
@@ -18,6 +19,8 @@ export type TranscriptEntry =
   | { type: "message"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; message: Message }
   | { type: "result"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; reason: string; turns: number; durationMs: number }
   | { type: "repair"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; problems: string[] }
+  /** What one turn's tools changed on disk (see changes.ts); for the record, not part of the history. */
+  | ({ type: "change_summary"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; turn: number; messageId: string } & ReturnType<typeof changeSummaryJson>)
   /** The history was compacted: the messages after this line replace everything before it. */
   | { type: "compact_boundary"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; trigger: string; kind: string; tokensBefore: number; tokensAfter: number };
 
@@ -35,6 +38,8 @@ export interface TranscriptWriter {
   append(message: Message): void;
   result(result: { reason: string; turns: number; durationMs: number }): void;
   repaired(problems: string[]): void;
+  /** A turn's change summary. */
+  changes(info: { turn: number; messageId: string; summary: ChangeSummary }): void;
   /** Writes a compact_boundary line, then the new history after it. */
   compacted(info: { trigger: string; kind: string; tokensBefore: number; tokensAfter: number }, messages: readonly Message[]): void;
 }
@@ -65,6 +70,7 @@ export function openTranscript(options: { home: string; cwd: string; sessionId: 
     append: (message) => write({ type: "message", ...base(), message }),
     result: (result) => write({ type: "result", ...base(), ...result }),
     repaired: (problems) => write({ type: "repair", ...base(), problems }),
+    changes: ({ turn, messageId, summary }) => write({ type: "change_summary", ...base(), turn, messageId, ...changeSummaryJson(summary) }),
     compacted: (info, messages) => {
       write({ type: "compact_boundary", ...base(), ...info });
       for (const message of messages) write({ type: "message", ...base(), message });

@@ -15,6 +15,8 @@ import type { Session, SessionOptions } from "../session/index.js";
 import { getToolgateHome } from "../util/home.js";
 import { UsageError } from "./errors.js";
 import { hideWebSearchWithoutBackend } from "../tools/WebSearch/index.js";
+import { packageVersion } from "./version.js";
+import { startTelemetry, type Telemetry } from "../telemetry/index.js";
 
 export interface AgentFlags {
   model?: string;
@@ -51,6 +53,8 @@ export interface PreparedAgent {
   system: string[];
   merged: Readonly<Record<string, unknown>>;
   cwd: string;
+  /** OpenTelemetry, when TOOLGATE_ENABLE_TELEMETRY is set (already on `context.telemetry`); shut it down at exit. */
+  telemetry?: Telemetry;
 }
 
 /** The provider (and `context.models` over it) and the system prompt for a session. No network yet. */
@@ -60,6 +64,16 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const provider = createProvider({ ...selection, settings: merged });
   session.context.models = createModelAccess({ provider, smallModel: resolveProviderConfig(selection, session.context.env, merged).smallModel });
   hideWebSearchWithoutBackend(session.context);
+  const telemetry = await startTelemetry(process.env, {
+    sessionId: session.context.sessionId,
+    version: packageVersion(),
+    command: "agent",
+    model: provider.model,
+    provider: provider.name,
+    permissionMode: session.context.getAppState().toolPermissionContext.mode,
+    resumed: Boolean(flags.continue || flags.resume),
+  });
+  if (telemetry) session.context.telemetry = telemetry.sink;
   const cwd = session.context.getCwd();
   const system = buildSystemPrompt({
     environment: await readEnvironment(cwd),
@@ -67,7 +81,7 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
     systemPrompt: flags.systemPrompt,
     appendSystemPrompt: flags.appendSystemPrompt,
   });
-  return { provider, system, merged, cwd };
+  return { provider, system, merged, cwd, ...(telemetry ? { telemetry } : {}) };
 }
 
 export interface StartedAgentSession {

@@ -9,6 +9,7 @@ import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/terminat
 import { stopTrackedTrees } from "../util/processTree.js";
 import { runExec } from "./exec.js";
 import { packageVersion } from "./version.js";
+import { startTelemetry } from "../telemetry/index.js";
 import { UsageError } from "./errors.js";
 import { parsePort, parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -49,6 +50,9 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
       "toolgate exec reads tool calls from stdin, one JSON value per line (an assistant message or a tool_use block), and prints one result line for each. Type them here and end with Ctrl-D, or pipe a file in: toolgate exec < calls.jsonl\n",
     );
   }
+  // Opt-in telemetry of the tool decisions and results (exec has no model, so no requests or prompts).
+  const telemetry = await startTelemetry(process.env, { sessionId: session.context.sessionId, version: packageVersion(), command: "exec", permissionMode: session.context.getAppState().toolPermissionContext.mode, resumed: false });
+  if (telemetry) session.context.telemetry = telemetry.sink;
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
@@ -59,7 +63,7 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
   // Node's default SIGTERM and SIGHUP skip cleanup: stop the tools' process trees first.
   const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
     session.context.abortController.abort();
-    void Promise.allSettled([session.close(), stopTrackedTrees()]).finally(() => process.exit(signalExitCode(signal)));
+    void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
   });
   process.on("SIGINT", onSigint);
   try {
@@ -79,6 +83,7 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
     await session.close();
     // Daemons a command double-forked out of its tree do not outlive toolgate either.
     await stopTrackedTrees();
+    await telemetry?.shutdown();
   }
 }
 

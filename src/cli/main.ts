@@ -132,6 +132,18 @@ withSessionFlags(program.command("sessions").description("List this project's ag
     process.exitCode = await sessionsCommand(flags);
   });
 
+program
+  .command("diff")
+  .description("Show what an agent session changed (default: the latest of this project): a stat summary and each file's diff, from the session's checkpoints.")
+  .option("--cwd <dir>", "project directory (default: the current directory)")
+  .option("--session <id>", "the session (its id or the start of it); toolgate sessions lists them")
+  .option("--stat", "only the summary: files, lines added and removed")
+  .option("--json", "print JSON")
+  .action(async (flags: { cwd?: string; session?: string; stat?: boolean; json?: boolean }) => {
+    const { diffCommand } = await import("./diff.js");
+    process.exitCode = await diffCommand(flags);
+  });
+
 const mcp = program.command("mcp").description("MCP servers: list the configured ones, or serve toolgate's tools.");
 withSessionFlags(mcp.command("list").description("Show each configured MCP server, its status, tool count and schema token estimate."))
   .option("--json", "print JSON")

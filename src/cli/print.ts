@@ -8,6 +8,7 @@ import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/terminat
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
 import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
+import type { Telemetry } from "../telemetry/index.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -60,6 +61,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
   const resumed = findResumedSession(flags, sessionOptions);
   // With a prompt tool or a controlling client someone can answer "ask": the session must not auto-deny.
   const canAsk = flags.permissionPromptTool !== undefined || inputFormat === "stream-json" || flags.permissionMode === "auto";
+  let telemetry: Telemetry | undefined;
   const session = await createSession({ ...sessionOptions, mcpConfigFiles: flags.mcpConfig ?? [], interactive: canAsk, ...(resumed ? { sessionId: resumed.sessionId } : {}) });
   try {
     if (session.fatalErrors.length > 0) {
@@ -77,7 +79,9 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       }
     }
 
-    const { provider, system: baseSystem, merged, cwd } = await prepareAgent(session, flags);
+    const prepared = await prepareAgent(session, flags);
+    const { provider, system: baseSystem, merged, cwd } = prepared;
+    telemetry = prepared.telemetry;
 
     // First Ctrl-C interrupts the model and the tools (the result line still comes); a second one quits.
     const controller = new AbortController();
@@ -90,7 +94,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     };
     const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
       controller.abort();
-      void Promise.allSettled([session.close(), stopTrackedTrees()]).finally(() => process.exit(signalExitCode(signal)));
+      void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
     });
     process.on("SIGINT", onSigint);
     try {
@@ -122,5 +126,6 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     }
   } finally {
     await session.close();
+    await telemetry?.shutdown();
   }
 }

@@ -283,6 +283,63 @@ export interface FileWriteObserver {
   afterWrite?(absPath: string, context: ToolUseContext): Promise<string | undefined>;
 }
 
+/** A permission verdict reached for a call (telemetry). */
+export interface ToolDecisionReport {
+  toolName: string;
+  toolUseID: string;
+  /** The final verdict, with its decisionReason (which rule source, hook, mode, or who answered). */
+  verdict: PermissionDecision;
+  /** Whether the verdict is an answer to a question (canUseTool: a person, a control client, a prompt tool, a classifier). */
+  asked: boolean;
+  tool: AnyTool;
+  /** The observable input; a sink must not export it unless the user opted in. */
+  input: AnyObject;
+}
+
+/** A call's one result (telemetry). */
+export interface ToolResultReport {
+  toolName: string;
+  toolUseID: string;
+  /** success, tool_error, denied, invalid_input, cancelled, runtime_error, … */
+  outcome: string;
+  durationMs: number;
+  /** classifyToolError's label for failures: never a path or code. */
+  errorLabel?: string;
+  tool?: AnyTool;
+  /** What the model sent; a sink must not export it unless the user opted in. */
+  input: unknown;
+}
+
+/** One model request of the agent loop (telemetry). */
+export interface ModelRequestReport {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  /** USD at list price; absent for a model without a known price. */
+  costUSD?: number;
+  durationMs: number;
+  /** end_turn, tool_use, max_tokens, error, aborted, … */
+  stopReason: string;
+  /** The provider's error kind when the request failed (rate_limit, network, …), never its message. */
+  errorKind?: string;
+}
+
+/**
+ * Where the runtime reports what happened, for telemetry (OpenTelemetry when the user enabled it). Optional;
+ * its methods must return at once and never throw. The sink, not the caller, decides what is safe to export.
+ */
+export interface TelemetrySink {
+  toolDecision(report: ToolDecisionReport): void;
+  toolResult(report: ToolResultReport): void;
+  modelRequest(report: ModelRequestReport): void;
+  /** A prompt the user sent to the agent loop. */
+  userPrompt(report: { text: string }): void;
+  /** Lines the tools changed in one turn (from its change summary). */
+  linesChanged(report: { added: number; removed: number; files: number }): void;
+}
+
 export interface ToolUseContext {
   options: ToolUseContextOptions;
   sessionId: string;
@@ -321,6 +378,8 @@ export interface ToolUseContext {
   models?: ModelAccess;
   /** Who hears about file writes (see FileWriteObserver); the session's list, shared with subagents. */
   fileWriteObservers?: FileWriteObserver[];
+  /** Telemetry, when enabled (see TelemetrySink). */
+  telemetry?: TelemetrySink;
 }
 
 export type { PermissionMode };

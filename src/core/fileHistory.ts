@@ -35,6 +35,11 @@ export interface FileHistory {
   messageIds(): string[];
   /** Files a message changed. */
   changedFiles(messageId: string): string[];
+  /**
+   * What a message's checkpoint saved of a file (a path `changedFiles` returned): its bytes and mode, `null`
+   * when the file did not exist yet, undefined when that message did not change it or its backup is unreadable.
+   */
+  checkpointContent(messageId: string, filePath: string): { bytes: Buffer; mode?: number } | null | undefined;
 }
 
 export class UnknownCheckpointError extends Error {
@@ -158,5 +163,15 @@ export function createFileHistory(historyDir: string): FileHistory {
 
     messageIds: () => snapshots.map((s) => s.messageId),
     changedFiles: (messageId) => [...(snapshots.find((s) => s.messageId === messageId)?.files.keys() ?? [])],
+    checkpointContent(messageId, filePath) {
+      const entry = snapshots.find((s) => s.messageId === messageId)?.files.get(filePath);
+      if (!entry) return undefined;
+      if (entry.backup === null) return null;
+      try {
+        return { bytes: fs.readFileSync(entry.backup), ...(entry.mode === undefined ? {} : { mode: entry.mode }) };
+      } catch {
+        return undefined;
+      }
+    },
   };
 }

@@ -66,6 +66,11 @@ function runtimeFailure(state: CallState, content: string, error: unknown): Tool
 /** `done` goes out just before the result, so a listener never sees a result for a call still "running". */
 function announceDone(state: CallState, result: ToolResultUpdate): ToolResultUpdate {
   emitDone(state, result.outcome, result.durationMs);
+  try {
+    state.context.telemetry?.toolResult({ toolName: result.tool?.name ?? state.toolName, toolUseID: state.toolUseID, outcome: result.outcome, durationMs: result.durationMs, errorLabel: result.errorLabel, tool: result.tool, input: state.toolUse.input });
+  } catch {
+    // telemetry is best effort
+  }
   return result;
 }
 

@@ -70,7 +70,17 @@ async function refuseInput(call: ResolvedCall, input: unknown, message: string, 
   return failCall(call, wrapError(message), "invalid_input", extra);
 }
 
-async function deny(call: ResolvedCall, message: string): Promise<ToolResultUpdate> {
+/** Tells telemetry the verdict; a sink that fails never changes the call. */
+function reportDecision(call: ResolvedCall, verdict: PermissionDecision, asked: boolean): void {
+  try {
+    call.context.telemetry?.toolDecision({ toolName: call.tool.name, toolUseID: call.toolUseID, verdict, asked, tool: call.tool, input: call.observable });
+  } catch {
+    // telemetry is best effort
+  }
+}
+
+async function deny(call: ResolvedCall, message: string, verdict?: PermissionDecision, asked = false): Promise<ToolResultUpdate> {
+  reportDecision(call, verdict ?? { behavior: "deny", message }, asked);
   await tellHooksOfRefusal(call, call.tool, call.observable, "PermissionDenied", message);
   return failCall(call, message, "denied");
 }
@@ -169,7 +179,8 @@ async function preToolUseHooks(call: ResolvedCall, runner: HookRunner): Promise<
   const outcome = await runner.preToolUse({ tool: call.tool, input: call.observable, toolUseID: call.toolUseID, context: call.context });
   absorbHookOutcome(call, outcome);
   if (outcome.preventContinuation) {
-    return deny(call, `A PreToolUse hook stopped this turn before ${call.tool.name} ran: ${outcome.preventContinuation.reason}`);
+    const message = `A PreToolUse hook stopped this turn before ${call.tool.name} ran: ${outcome.preventContinuation.reason}`;
+    return deny(call, message, { behavior: "deny", message, decisionReason: { type: "hook", hookEvent: "PreToolUse" } });
   }
   if (outcome.updatedInput && !isDeepStrictEqual(outcome.updatedInput, call.observable)) {
     const rejected = await adoptInput(call, outcome.updatedInput, "A PreToolUse hook rewrote");
@@ -178,7 +189,8 @@ async function preToolUseHooks(call: ResolvedCall, runner: HookRunner): Promise<
   call.hookDecision = outcome.permissionDecision;
   if (call.hookDecision?.behavior === "deny") {
     const reason = call.hookDecision.reason ? `: ${call.hookDecision.reason}` : ".";
-    return deny(call, `A PreToolUse hook blocked this ${call.tool.name} call${reason}`);
+    const message = `A PreToolUse hook blocked this ${call.tool.name} call${reason}`;
+    return deny(call, message, { behavior: "deny", message, decisionReason: { type: "hook", hookEvent: "PreToolUse", file: call.hookDecision.file } });
   }
   return undefined;
 }
@@ -208,6 +220,7 @@ function settlePermission(call: ResolvedCall, decision: PermissionDecision): May
     return settleAskOrChange(call, decision);
   }
   call.decision = decision;
+  reportDecision(call, decision, false);
   return checkNotAborted(call, call.observable);
 }
 
@@ -219,18 +232,21 @@ async function settleAskOrChange(call: ResolvedCall, verdict: PermissionDecision
     absorbHookOutcome(call, outcome);
     if (outcome.decision) decision = outcome.decision;
   }
+  let asked = false;
   if (decision.behavior === "ask") {
     emitAwaitingPermission(call, decision, decision.message);
     decision = await call.canUseTool(tool, call.observable, context, call.assistantMessage, toolUseID, decision);
+    asked = true;
   }
   if (decision.behavior !== "allow") {
-    return deny(call, decision.behavior === "deny" ? decision.message : `Permission to use ${tool.name} was not granted.`);
+    return deny(call, decision.behavior === "deny" ? decision.message : `Permission to use ${tool.name} was not granted.`, decision, asked);
   }
   if (decision.updatedInput && !isDeepStrictEqual(decision.updatedInput, call.observable)) {
     const rejected = await adoptInput(call, decision.updatedInput, "The permission step changed");
     if (rejected) return rejected;
   }
   call.decision = decision;
+  reportDecision(call, decision, asked);
   return checkNotAborted(call, call.observable);
 }
 

@@ -1,0 +1,100 @@
+/**
+ * The OpenTelemetry implementation of the telemetry sink: log events and metrics, exported as OTLP over HTTP
+ * (JSON) to where the standard `OTEL_EXPORTER_OTLP_*` variables say. Loaded only when telemetry is enabled.
+ */
+import { SeverityNumber } from "@opentelemetry/api-logs";
+import { BatchLogRecordProcessor, LoggerProvider } from "@opentelemetry/sdk-logs";
+import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { OTLPLogExporter } from "@opentelemetry/exporter-logs-otlp-http";
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import type { TelemetrySink } from "../core/Tool.js";
+import { modelRequestAttributes, telemetryOptions, toolDecisionAttributes, toolResultAttributes, userPromptAttributes, type Attributes } from "./events.js";
+import type { SessionStartInfo, Telemetry } from "./index.js";
+
+const DEFAULT_METRIC_INTERVAL_MS = 60_000;
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
+
+function positiveInt(value: string | undefined, fallback: number): number {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+export function createOtelTelemetry(env: NodeJS.ProcessEnv, info: SessionStartInfo): Telemetry {
+  const options = telemetryOptions(env);
+  const resource = resourceFromAttributes({ "service.name": "toolgate", "service.version": info.version, "session.id": info.sessionId });
+
+  const loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor({ exporter: new OTLPLogExporter() })] });
+  const logger = loggerProvider.getLogger("toolgate", info.version);
+  const meterProvider = new MeterProvider({
+    resource,
+    readers: [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: positiveInt(env.OTEL_METRIC_EXPORT_INTERVAL, DEFAULT_METRIC_INTERVAL_MS) })],
+  });
+  const meter = meterProvider.getMeter("toolgate", info.version);
+  const sessions = meter.createCounter("toolgate.session.count", { description: "Agent sessions started" });
+  const linesOfCode = meter.createCounter("toolgate.lines_of_code.count", { description: "Lines changed by the tools (type: added or removed)" });
+  const tokens = meter.createCounter("toolgate.token.usage", { description: "Tokens used (type: input, output, cacheRead, cacheCreation)", unit: "tokens" });
+  const cost = meter.createCounter("toolgate.cost.usage", { description: "Cost at list price", unit: "USD" });
+  const decisions = meter.createCounter("toolgate.tool.decision", { description: "Permission decisions (decision, source, tool_name)" });
+
+  const emit = (name: string, attributes: Attributes, severity = SeverityNumber.INFO) => {
+    const now = new Date();
+    logger.emit({ eventName: `toolgate.${name}`, body: `toolgate.${name}`, severityNumber: severity, timestamp: now, attributes: { "event.name": name, "event.timestamp": now.toISOString(), "session.id": info.sessionId, ...attributes } });
+  };
+  // A fault in the SDK must never reach a tool call or the agent loop.
+  const guarded = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => {
+    try {
+      fn(...args);
+    } catch {
+      // telemetry is best effort
+    }
+  };
+
+  const sink: TelemetrySink = {
+    toolDecision: guarded((report) => {
+      const attributes = toolDecisionAttributes(report, options);
+      emit("tool_decision", attributes);
+      decisions.add(1, { tool_name: attributes.tool_name, decision: attributes.decision, source: attributes.source });
+    }),
+    toolResult: guarded((report) => emit("tool_result", toolResultAttributes(report, options), report.outcome === "success" ? SeverityNumber.INFO : SeverityNumber.WARN)),
+    modelRequest: guarded((report) => {
+      emit("api_request", modelRequestAttributes(report), report.errorKind ? SeverityNumber.WARN : SeverityNumber.INFO);
+      const model = { model: report.model };
+      tokens.add(report.inputTokens, { ...model, type: "input" });
+      tokens.add(report.outputTokens, { ...model, type: "output" });
+      tokens.add(report.cacheReadTokens, { ...model, type: "cacheRead" });
+      tokens.add(report.cacheCreationTokens, { ...model, type: "cacheCreation" });
+      if (report.costUSD !== undefined) cost.add(report.costUSD, model);
+    }),
+    userPrompt: guarded((report) => emit("user_prompt", userPromptAttributes(report.text, options))),
+    linesChanged: guarded((report) => {
+      linesOfCode.add(report.added, { type: "added" });
+      linesOfCode.add(report.removed, { type: "removed" });
+    }),
+  };
+
+  guarded(() => {
+    sessions.add(1);
+    emit("session_start", { command: info.command, ...(info.model ? { model: info.model } : {}), ...(info.provider ? { provider: info.provider } : {}), resumed: info.resumed, permission_mode: info.permissionMode });
+  })();
+
+  let closing: Promise<void> | undefined;
+  return {
+    sink,
+    shutdown() {
+      // Flush what is buffered and stop, but never hold the exit longer than the bound (a dead collector).
+      closing ??= (async () => {
+        const timeoutMs = positiveInt(env.TOOLGATE_TELEMETRY_SHUTDOWN_TIMEOUT_MS, DEFAULT_SHUTDOWN_TIMEOUT_MS);
+        let timer: NodeJS.Timeout | undefined;
+        const bound = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+          timer.unref();
+        });
+        const work = Promise.allSettled([loggerProvider.shutdown(), meterProvider.shutdown()]).then(() => undefined);
+        await Promise.race([work, bound]);
+        clearTimeout(timer);
+      })();
+      return closing;
+    },
+  };
+}

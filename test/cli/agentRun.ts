@@ -1,0 +1,82 @@
+/** Running the real CLI (`toolgate -p`, `toolgate diff`) against the scripted model server, for the change summary and telemetry tests. */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
+import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { tempDir } from "../helpers.js";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+// The built CLI when it is up to date with the sources, else the sources through tsx (a stale build never hides a change).
+const builtCli = path.join(repoRoot, "dist/cli/main.js");
+export const cliArgs = fs.existsSync(builtCli) && fs.statSync(builtCli).mtimeMs >= newestMtime(path.join(repoRoot, "src")) ? [builtCli] : ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts")];
+
+const servers: FakeModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+export async function serveModel(script: FakeModelScript): Promise<FakeModelServer> {
+  const server = await startFakeModelServer({ script });
+  servers.push(server);
+  return server;
+}
+
+/** A project directory with files, and a data home inside it. */
+export function project(files: Record<string, string> = {}): string {
+  const dir = tempDir("toolgate-observe-");
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), content);
+  }
+  fs.mkdirSync(path.join(dir, ".home"));
+  return dir;
+}
+
+/** The environment for a run against `server` (Anthropic protocol), with nothing of the caller's telemetry settings. */
+export function agentEnv(server: FakeModelServer | undefined, dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, TOOLGATE_HOME: path.join(dir, ".home"), ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server?.url ?? "", OPENAI_API_KEY: "", OPENAI_BASE_URL: "" };
+  for (const key of Object.keys(env)) if (key.startsWith("OTEL_") || key.startsWith("TOOLGATE_TELEMETRY") || key === "TOOLGATE_ENABLE_TELEMETRY") delete env[key];
+  return { ...env, ...extra };
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout lines that are JSON. */
+  lines: Array<Record<string, any>>;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<CliRun> {
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+  if (stdin !== undefined) child.stdin!.end(stdin);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d));
+  return new Promise((resolve) =>
+    child.on("close", (code) => {
+      const lines = stdout.split("\n").flatMap((line) => {
+        try {
+          const value = JSON.parse(line);
+          return value && typeof value === "object" && !Array.isArray(value) ? [value] : [];
+        } catch {
+          return [];
+        }
+      });
+      resolve({ code, stdout, stderr, lines });
+    }),
+  );
+}

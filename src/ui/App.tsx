@@ -126,7 +126,7 @@ export function App(props: AppProps) {
   const provider = useRef(props.provider);
   const compaction = useRef<CompactionState>({ failures: 0 });
   const [, setFrame] = useState(0);
-  const [running, setRunning] = useState<{ controller: AbortController; startedAt: number; label: string } | undefined>();
+  const [running, setRunning] = useState<{ controller: AbortController; startedAt: number; label: string; interrupted?: boolean } | undefined>();
   const [asks, setAsks] = useState<PendingAsk[]>([]);
   const [overlay, setOverlay] = useState<Overlay>(props.openResume ? { kind: "resume" } : undefined);
   const [input, setInput] = useState({ key: 0, initial: "" });
@@ -402,7 +402,9 @@ export function App(props: AppProps) {
     }
     if (k.escape) {
       if (runningRef.current) {
+        // The prompt is back at once; the loop still ends every call with its result, then prints what happened.
         runningRef.current.controller.abort();
+        setRunning({ ...runningRef.current, interrupted: true });
         return;
       }
       if (promptText_.current) return;
@@ -431,10 +433,14 @@ export function App(props: AppProps) {
       <Static items={[...view.items]}>{(item) => <StaticItem key={item.id} item={item} options={options} />}</Static>
       <Box flexDirection="column">
         {view.liveText ? <Text>{clipToRows(view.liveText, liveRows, columns)}</Text> : null}
-        {view.liveCalls.slice(-3).map((call) => (
-          <ToolCall key={call.toolUseID} call={call} options={options} />
-        ))}
-        {running && !ask ? <Spinner startedAt={running.startedAt} now={now} tokens={view.turnOutputTokens} label={running.label} /> : null}
+        {view.liveCalls
+          .filter((call) => call.toolUseID !== ask?.request.toolUseID)
+          .slice(-3)
+          .map((call) => (
+            <ToolCall key={call.toolUseID} call={call} options={options} />
+          ))}
+        {running && !ask && !running.interrupted ? <Spinner startedAt={running.startedAt} now={now} tokens={view.turnOutputTokens} label={running.label} /> : null}
+        {running?.interrupted ? <Text dimColor>interrupting: stopping the running tools…</Text> : null}
         {ask ? <PermissionDialog key={ask.request.toolUseID} request={ask.request} choices={ask.choices} mode={mode} onAnswer={(choice, feedback) => answer(ask, choice, feedback)} /> : null}
         {overlay?.kind === "rewind" ? (
           <Picker title="Rewind: the conversation goes back to before this prompt, and files to how they were then" entries={rewindEntries} onPick={rewindTo} onCancel={() => setOverlay(undefined)} />
@@ -453,6 +459,8 @@ export function App(props: AppProps) {
             onCancel={() => setOverlay(undefined)}
           />
         ) : null}
+        {/* Hidden (its text kept) while a dialog or list is open, so the live region fits the screen. */}
+        <Box display={ask || overlay ? "none" : "flex"}>
         <PromptInput
           key={input.key}
           initial={input.initial}
@@ -464,8 +472,9 @@ export function App(props: AppProps) {
             promptText_.current = text;
             if (text) setHint((h) => (h === "esc again to rewind" ? undefined : h));
           }}
-          placeholder={running ? "type to queue a prompt" : "ask anything · /help for commands"}
+          placeholder={running && !running.interrupted ? "type to queue a prompt" : "ask anything · /help for commands"}
         />
+        </Box>
         <StatusLine model={provider.current.model} mode={mode} contextPercent={contextPercent} costUSD={cost} pendingApproval={asks.length > 0} hint={hint} />
       </Box>
     </>

@@ -80,7 +80,8 @@ export function PermissionDialog({ request, choices, onAnswer, mode }: Permissio
   });
 
   const reason = request.decision.decisionReason;
-  const parts = subcommandLines(reason, "  ");
+  // Per-part lines only when the command has several parts: for one part they repeat the message.
+  const parts = reason?.type === "subcommands" && reason.parts.length > 1 ? subcommandLines(reason, "  ") : [];
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text bold color="yellow">
@@ -107,7 +108,7 @@ export function PermissionDialog({ request, choices, onAnswer, mode }: Permissio
       </Box>
       {typing && (
         <Text>
-          {"  "}feedback: {feedback}
+          {"  "}tell the model (optional): {feedback}
           <Text inverse> </Text>
         </Text>
       )}

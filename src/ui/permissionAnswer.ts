@@ -24,9 +24,9 @@ export type PermissionChoice =
 
 /** The scopes offered, narrowest first: the session, this project (not committed), the user. */
 const OFFERED: ReadonlyArray<[PermissionUpdateDestination, string]> = [
-  ["session", "for this session"],
-  ["localSettings", "in this project"],
-  ["userSettings", "for all your projects"],
+  ["session", "this session"],
+  ["localSettings", "this project"],
+  ["userSettings", "all your projects"],
 ];
 
 function describeUpdates(updates: readonly PermissionUpdate[]): string {
@@ -36,8 +36,9 @@ function describeUpdates(updates: readonly PermissionUpdate[]): string {
     .join(" and ");
 }
 
-/** Shows a file under the home directory as `~/…`, like the user would write it. */
-function shortPath(file: string): string {
+/** A settings file as the user would write it: relative inside the project, `~/…` under the home directory. */
+function shortPath(file: string, cwd: string): string {
+  if (file.startsWith(cwd + path.sep)) return path.relative(cwd, file);
   const home = process.env.HOME;
   return home && file.startsWith(home + path.sep) ? `~${file.slice(home.length)}` : file;
 }
@@ -54,11 +55,11 @@ export function permissionChoices(decision: PermissionAskDecision, where: { cwd:
       destination,
       updates,
       ...(file ? { file } : {}),
-      label: `Yes, and don't ask again ${scope}: allow ${describeUpdates(updates)}${file ? ` (saved to ${shortPath(file)})` : ""}`,
+      label: `Yes, and don't ask again for ${describeUpdates(updates)} in ${scope}${file ? ` (saved to ${shortPath(file, where.cwd)})` : ""}`,
     });
   }
   for (const s of suggestions) if (s.type === "setMode") choices.push({ kind: "mode", mode: s.mode, label: `Yes, and switch to ${s.mode} mode for this session` });
-  choices.push({ kind: "deny", label: "No, and tell the model what to do instead (type it, then Enter)" });
+  choices.push({ kind: "deny", label: "No, and tell the model what to do instead" });
   return choices;
 }
 

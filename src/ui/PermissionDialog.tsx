@@ -1,6 +1,6 @@
 /** Asks the user about one call: what will run and why it asks, then yes / yes and remember / no with feedback. */
 import { Box, Text, useInput } from "ink";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { describeDecisionReason, subcommandLines } from "../permissions/explain.js";
 import type { PermissionChoice, PermissionRequest } from "./permissionAnswer.js";
 
@@ -55,20 +55,32 @@ export interface PermissionDialogProps {
 }
 
 export function PermissionDialog({ request, choices, onAnswer, mode }: PermissionDialogProps) {
-  const [selected, setSelected] = useState(0);
-  const [feedback, setFeedback] = useState("");
+  const [selected, setSelectedState] = useState(0);
+  const [feedback, setFeedbackState] = useState("");
+  // Keys may come faster than re-renders: each reads and updates the latest values, not a render's copy.
+  const latest = useRef({ selected: 0, feedback: "" });
+  const setSelected = (value: number) => {
+    latest.current.selected = value;
+    setSelectedState(value);
+  };
+  const setFeedback = (value: string) => {
+    latest.current.feedback = value;
+    setFeedbackState(value);
+  };
   const denyIndex = choices.findIndex((c) => c.kind === "deny");
   const typing = selected === denyIndex;
 
   useInput((input, key) => {
+    const current = latest.current;
+    const isTyping = current.selected === denyIndex;
     if (key.escape) return onAnswer(choices[denyIndex]!);
     if (key.ctrl) return;
-    if (key.upArrow) return setSelected((i) => (i + choices.length - 1) % choices.length);
-    if (key.downArrow || (key.tab && !key.shift)) return setSelected((i) => (i + 1) % choices.length);
-    if (key.return) return onAnswer(choices[selected]!, typing ? feedback : undefined);
-    if (typing) {
-      if (key.backspace || key.delete) return setFeedback((f) => f.slice(0, -1));
-      if (input) setFeedback((f) => f + input.replace(/\r\n?/g, " "));
+    if (key.upArrow) return setSelected((current.selected + choices.length - 1) % choices.length);
+    if (key.downArrow || (key.tab && !key.shift)) return setSelected((current.selected + 1) % choices.length);
+    if (key.return) return onAnswer(choices[current.selected]!, isTyping ? current.feedback : undefined);
+    if (isTyping) {
+      if (key.backspace || key.delete) return setFeedback(current.feedback.slice(0, -1));
+      if (input) setFeedback(current.feedback + input.replace(/\r\n?/g, " "));
       return;
     }
     const digit = Number(input);

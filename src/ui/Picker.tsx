@@ -1,6 +1,6 @@
 /** A list to pick one entry from (rewind, resume): ↑/↓ and Enter, Esc to cancel. */
 import { Box, Text, useInput } from "ink";
-import { useState } from "react";
+import { useRef, useState } from "react";
 
 export interface PickerProps<T> {
   title: string;
@@ -13,13 +13,19 @@ export interface PickerProps<T> {
 }
 
 export function Picker<T>({ title, entries, onPick, onCancel, visible = 8, initial = 0 }: PickerProps<T>) {
-  const [selected, setSelected] = useState(Math.min(initial, Math.max(0, entries.length - 1)));
+  const [selected, setSelectedState] = useState(Math.min(initial, Math.max(0, entries.length - 1)));
+  // Keys may come faster than re-renders: Enter picks the entry the last arrow moved to.
+  const latest = useRef(selected);
+  const setSelected = (value: number) => {
+    latest.current = value;
+    setSelectedState(value);
+  };
   useInput((_input, key) => {
     if (key.escape) return onCancel();
     if (entries.length === 0) return;
-    if (key.upArrow) setSelected((i) => Math.max(0, i - 1));
-    else if (key.downArrow) setSelected((i) => Math.min(entries.length - 1, i + 1));
-    else if (key.return) onPick(entries[selected]!.value);
+    if (key.upArrow) setSelected(Math.max(0, latest.current - 1));
+    else if (key.downArrow) setSelected(Math.min(entries.length - 1, latest.current + 1));
+    else if (key.return) onPick(entries[latest.current]!.value);
   });
   const first = Math.max(0, Math.min(selected - Math.floor(visible / 2), entries.length - visible));
   return (

@@ -62,6 +62,8 @@ withSessionFlags(program)
   .option("-r, --resume [id]", "continue the session with this id (or the start of it; without one the interactive UI lists them); toolgate sessions lists them")
   .action(async (prompt: string | undefined, flags: SessionFlags & { print?: boolean }) => {
     if (!flags.print) {
+      // Ink's colour library reads FORCE_COLOR, not NO_COLOR (no-color.org): translate before it loads.
+      if (process.env.NO_COLOR) process.env.FORCE_COLOR = "0";
       // The UI (React, Ink) is imported only here, so every other command starts without it.
       const { interactiveCommand } = await import("./interactive.js");
       process.exitCode = await interactiveCommand(prompt, flags);

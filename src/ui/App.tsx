@@ -460,7 +460,7 @@ export function App(props: AppProps) {
           />
         ) : null}
         {/* Hidden (its text kept) while a dialog or list is open, so the live region fits the screen. */}
-        <Box display={ask || overlay ? "none" : "flex"}>
+        <Box display={ask || overlay ? "none" : "flex"} flexDirection="column">
         <PromptInput
           key={input.key}
           initial={input.initial}

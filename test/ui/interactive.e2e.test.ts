@@ -32,8 +32,9 @@ function project(): string {
   return dir;
 }
 
-function open(dir: string, server: FakeModelServer, args: string[] = []): Terminal {
+function open(dir: string, server: FakeModelServer, args: string[] = [], extraEnv: Record<string, string> = {}): Terminal {
   const env = {
+    ...extraEnv,
     TOOLGATE_HOME: path.join(dir, ".home"),
     HOME: path.join(dir, ".home"),
     ANTHROPIC_API_KEY: "test",
@@ -57,6 +58,8 @@ function transcriptLines(dir: string): Array<Record<string, any>> {
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+if (!hasTmux) console.warn("tmux is not installed: the interactive UI terminal tests are skipped (apt-get install -y tmux)");
 
 describe.skipIf(!hasTmux)("interactive UI in a real terminal", () => {
   it("asks before git push; 'don't ask again for this project' saves Bash(git push:*) and the next push runs without asking", async () => {
@@ -153,6 +156,22 @@ describe.skipIf(!hasTmux)("interactive UI in a real terminal", () => {
     // Every line, in order, after the collapsed copy's first lines.
     const start = numbers.lastIndexOf(1);
     expect(numbers.slice(start)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  });
+});
+
+describe.skipIf(!hasTmux)("colours", () => {
+  it("NO_COLOR: no colour escape sequences; without it the mode is coloured", async () => {
+    const server = await serve({ turns: [] });
+    const plain = open(project(), server, [], { NO_COLOR: "1" });
+    await plain.waitFor(READY);
+    await plain.key("BTab");
+    await plain.waitFor("acceptEdits mode");
+    expect(plain.rawScreen()).not.toMatch(/\u001b\[(3[0-9]|9[0-7]|38;)/);
+    const coloured = open(project(), server);
+    await coloured.waitFor(READY);
+    await coloured.key("BTab");
+    await coloured.waitFor("acceptEdits mode");
+    expect(coloured.rawScreen()).toMatch(/\u001b\[(3[0-9]|9[0-7]|38;)/);
   });
 });
 

@@ -60,6 +60,11 @@ export class Terminal {
     return this.tmux(["capture-pane", "-p", "-t", "t"]);
   }
 
+  /** The visible screen with its escape sequences (colours, attributes). */
+  rawScreen(): string {
+    return this.tmux(["capture-pane", "-e", "-p", "-t", "t"]);
+  }
+
   /** The scrollback and the screen. */
   all(): string {
     return this.tmux(["capture-pane", "-p", "-S", "-5000", "-t", "t"]);

@@ -159,6 +159,83 @@ describe.skipIf(!hasTmux)("interactive UI in a real terminal", () => {
   });
 });
 
+describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
+  it("Esc Esc on an empty prompt rewinds: the conversation is cut before the picked prompt and the file restored", async () => {
+    const dir = project();
+    const file = path.join(dir, "notes.txt");
+    const server = await serve({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_w1", name: "Write", input: { file_path: file, content: "version one\n" } }] },
+        { content: [{ type: "text", text: "Wrote version one." }] },
+        { content: [{ type: "tool_use", id: "toolu_w2", name: "Write", input: { file_path: file, content: "version two\n" } }] },
+        { content: [{ type: "text", text: "Wrote version two." }] },
+        { content: [{ type: "text", text: "Fresh start." }] },
+      ],
+    });
+    const t = open(dir, server, ["--allowedTools", "Write"]);
+    await t.waitFor(READY);
+    await t.type("first");
+    await t.key("Enter");
+    await t.waitFor("Wrote version one.", { all: true });
+    await t.type("second");
+    await t.key("Enter");
+    await t.waitFor("Wrote version two.", { all: true });
+    expect(fs.readFileSync(file, "utf8")).toBe("version two\n");
+    await t.waitFor(READY);
+    await t.key("Escape");
+    await t.key("Escape");
+    await t.waitFor("Rewind:");
+    // Newest prompt first: Enter picks "second".
+    await t.key("Enter");
+    await t.waitFor("rewound to before: second", { all: true });
+    expect(fs.readFileSync(file, "utf8")).toBe("version one\n");
+    // The prompt is given back to edit; sending it continues from the cut conversation.
+    await t.waitFor("> second");
+    await t.key("Enter");
+    await t.waitFor("Fresh start.", { all: true });
+    const last = server.requests().at(-1)!.body.messages as Array<{ role: string; content: any }>;
+    const texts = last.flatMap((m) => (Array.isArray(m.content) ? m.content : [{ type: "text", text: m.content }])).filter((b: any) => b.type === "text").map((b: any) => b.text);
+    expect(texts.filter((x: string) => x === "second")).toHaveLength(1);
+    expect(texts).not.toContain("Wrote version two.");
+  });
+
+  it("Shift+Tab cycles default → acceptEdits → plan → default; /permissions lists a rule added with /permissions allow", async () => {
+    const dir = project();
+    const server = await serve({ turns: [] });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.key("BTab");
+    await t.waitFor("acceptEdits mode");
+    await t.key("BTab");
+    await t.waitFor("plan mode");
+    await t.key("BTab");
+    await t.waitFor("default mode");
+    await t.type("/permissions allow Bash(npm test) project");
+    await t.key("Enter");
+    await t.waitFor("allow Bash(npm test) —", { all: true });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, ".toolgate/settings.json"), "utf8")).permissions.allow).toEqual(["Bash(npm test)"]);
+    await t.type("/permissions");
+    await t.key("Enter");
+    await t.waitFor(/allow\s+Bash\(npm test\)\s+project settings/, { all: true });
+    await t.type("/permissions remove Bash(npm test)");
+    await t.key("Enter");
+    await t.waitFor("removed allow Bash(npm test)", { all: true });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, ".toolgate/settings.json"), "utf8")).permissions.allow).toEqual([]);
+    await t.type("/exit");
+    await t.key("Enter");
+    await waitForFile(t.exitFile);
+    expect(fs.readFileSync(t.exitFile, "utf8").trim()).toBe("0");
+  });
+});
+
+async function waitForFile(file: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!fs.existsSync(file) || !fs.readFileSync(file, "utf8").trim()) {
+    if (Date.now() > deadline) throw new Error(`${file} never appeared`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe.skipIf(!hasTmux)("colours", () => {
   it("NO_COLOR: no colour escape sequences; without it the mode is coloured", async () => {
     const server = await serve({ turns: [] });

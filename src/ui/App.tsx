@@ -126,7 +126,13 @@ export function App(props: AppProps) {
   const provider = useRef(props.provider);
   const compaction = useRef<CompactionState>({ failures: 0 });
   const [, setFrame] = useState(0);
-  const [running, setRunning] = useState<{ controller: AbortController; startedAt: number; label: string; interrupted?: boolean } | undefined>();
+  type Running = { controller: AbortController; startedAt: number; label: string; interrupted?: boolean };
+  const [running, setRunningState] = useState<Running | undefined>();
+  // The ref is what key handlers and submit read: a second Enter before the next render must queue, not start a run.
+  const setRunning = (value: Running | undefined) => {
+    runningRef.current = value;
+    setRunningState(value);
+  };
   const [asks, setAsks] = useState<PendingAsk[]>([]);
   const [overlay, setOverlay] = useState<Overlay>(props.openResume ? { kind: "resume" } : undefined);
   const [input, setInput] = useState({ key: 0, initial: "" });
@@ -137,8 +143,7 @@ export function App(props: AppProps) {
   const lastEsc = useRef(0);
   const queue = useRef<string[]>([]);
   const shellContext = useRef<string[]>([]);
-  const runningRef = useRef(running);
-  runningRef.current = running;
+  const runningRef = useRef<typeof running>(undefined);
 
   // Every change to the view asks for a redraw; they are merged so the live region redraws at most MAX_FPS times a second.
   const timer = useRef<NodeJS.Timeout | undefined>(undefined);

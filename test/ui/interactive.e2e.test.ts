@@ -199,6 +199,26 @@ describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
     expect(texts).not.toContain("Wrote version two.");
   });
 
+  it("!command runs in the project directory; its output is shown and goes to the model with the next prompt", async () => {
+    const dir = project();
+    fs.writeFileSync(path.join(dir, "marker.txt"), "");
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Seen it." }] }] });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.type("!ls; echo done-$((6*7))");
+    await t.key("Enter");
+    await t.waitFor("done-42", { all: true });
+    await t.waitFor("(exit 0)", { all: true });
+    expect(server.requests()).toHaveLength(0);
+    await t.type("what now");
+    await t.key("Enter");
+    await t.waitFor("Seen it.", { all: true });
+    const sent = JSON.stringify(server.requests()[0]!.body.messages);
+    expect(sent).toContain("marker.txt");
+    expect(sent).toContain("done-42");
+    expect(sent).toContain("what now");
+  });
+
   it("Shift+Tab cycles default → acceptEdits → plan → default; /permissions lists a rule added with /permissions allow", async () => {
     const dir = project();
     const server = await serve({ turns: [] });

@@ -12,7 +12,8 @@ for (const name of fs.existsSync(outdir) ? fs.readdirSync(outdir) : []) {
 }
 
 // Packages that find their own files next to their code (wasm, binaries, helper scripts) stay in node_modules.
-const external = ["web-tree-sitter", "tree-sitter-bash", "@anthropic-ai/sandbox-runtime", "@vscode/ripgrep"];
+// react-devtools-core is Ink's optional debugger (imported only with DEV=true) and is not installed.
+const external = ["web-tree-sitter", "tree-sitter-bash", "@anthropic-ai/sandbox-runtime", "@vscode/ripgrep", "react-devtools-core"];
 
 await build({
   entryPoints: { main: "src/cli/main.ts" },

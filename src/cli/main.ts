@@ -45,7 +45,7 @@ const program = new Command("toolgate")
 // stays exec's own flag.
 program.enablePositionalOptions();
 withSessionFlags(program)
-  .argument("[prompt]", "the prompt for -p (or give it on stdin)")
+  .argument("[prompt]", "the prompt: with -p (or on stdin) the task to run; without -p the first prompt of the interactive session")
   .option("-p, --print", "run the agent on the prompt and print the answer, without a UI")
   .option("--output-format <format>", "with -p: text (the answer), json (one result object) or stream-json (one event per line)")
   .option("--input-format <format>", "with -p: text, or stream-json (user messages and control requests on stdin, one JSON per line)")
@@ -58,12 +58,15 @@ withSessionFlags(program)
   .option("--append-system-prompt <text>", "add to the end of the system prompt")
   .option("--max-turns <n>", "stop after this many model requests")
   .option("--permission-prompt-tool <mcp-tool>", "an MCP tool (mcp__server__tool) that answers permission questions")
-  .option("-c, --continue", "with -p: continue the most recent session of this project")
-  .option("-r, --resume [id]", "with -p: continue the session with this id (or the start of it); toolgate sessions lists them")
+  .option("-c, --continue", "continue the most recent session of this project")
+  .option("-r, --resume [id]", "continue the session with this id (or the start of it; without one the interactive UI lists them); toolgate sessions lists them")
   .action(async (prompt: string | undefined, flags: SessionFlags & { print?: boolean }) => {
     if (!flags.print) {
-      if (prompt !== undefined) throw new UsageError(`unknown command ${JSON.stringify(prompt)}; to run the agent on a prompt use -p: toolgate -p ${JSON.stringify(prompt)}`);
-      program.outputHelp();
+      // Ink's colour library reads FORCE_COLOR, not NO_COLOR (no-color.org): translate before it loads.
+      if (process.env.NO_COLOR) process.env.FORCE_COLOR = "0";
+      // The UI (React, Ink) is imported only here, so every other command starts without it.
+      const { interactiveCommand } = await import("./interactive.js");
+      process.exitCode = await interactiveCommand(prompt, flags);
       return;
     }
     const { printCommand } = await import("./print.js");

@@ -1,0 +1,116 @@
+/**
+ * `toolgate` without -p: the interactive terminal UI. Loaded only for this command (it brings React and Ink);
+ * the session is set up as for `-p` (agentSetup.ts), with the UI's dialog answering what asks.
+ */
+import { createElement } from "react";
+import { render } from "ink";
+import { createSession } from "../session/index.js";
+import type { CanUseToolFn } from "../core/Tool.js";
+import type { PermissionMode } from "../core/permissionTypes.js";
+import { createAutoModeClassifier } from "../agent/autoMode.js";
+import { compactionThreshold } from "../agent/compact.js";
+import { createModelAccess } from "../agent/modelAccess.js";
+import { createProvider, getModelInfo, readModelOverrides, resolveProviderConfig, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
+import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
+import { stopTrackedTrees } from "../util/processTree.js";
+import { loadBashImplementation } from "../tools/Bash/tool.js";
+import { App } from "../ui/App.js";
+import { PromptHistory, historyFile } from "../ui/promptHistory.js";
+import { listProjectFiles } from "../ui/fileMentions.js";
+import { UsageError } from "./errors.js";
+import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
+import { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
+
+export interface InteractiveFlags extends SessionFlags, AgentFlags {}
+
+/** Modes Shift+Tab cycles through; the riskier ones only when the session was started in them. */
+export function modeCycle(start: PermissionMode): PermissionMode[] {
+  const modes: PermissionMode[] = ["default", "acceptEdits", "plan"];
+  if (!modes.includes(start)) modes.push(start);
+  return modes;
+}
+
+export const NOT_A_TERMINAL =
+  "toolgate: the interactive UI needs a terminal (stdin and stdout must be TTYs). To run without one, use -p: toolgate -p \"your prompt\" (the prompt may also come on stdin).\n";
+
+export async function interactiveCommand(promptArg: string | undefined, flags: InteractiveFlags): Promise<number> {
+  if (flags.provider !== undefined && !PROVIDER_NAMES.includes(flags.provider as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(", ")}, got ${JSON.stringify(flags.provider)}`);
+  if (flags.baseUrl !== undefined && !URL.canParse(flags.baseUrl)) throw new UsageError(`--base-url needs a URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(flags.baseUrl)}`);
+  // Degrading to plain text would be `-p` without its flags: refusing says exactly what to run instead.
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    process.stderr.write(NOT_A_TERMINAL);
+    return 2;
+  }
+  void loadBashImplementation().catch(() => undefined);
+  const sessionOptions = sessionOptionsFromFlags(flags);
+  let current: InteractiveFlags = flags;
+  let firstPrompt = promptArg;
+  for (;;) {
+    const resumed = findResumedSession(current, sessionOptions, { canPick: true });
+    // The dialog is the App's; the session's own canUseTool (handed to subagents) forwards to it.
+    let answer: CanUseToolFn | undefined;
+    const canUseTool: CanUseToolFn = (...args) => (answer ? answer(...args) : Promise.resolve(args[5].behavior === "ask" ? { behavior: "deny", message: "The UI is not ready to ask.", decisionReason: { type: "other", reason: "no UI" } } : args[5]));
+    const session = await createSession({ ...sessionOptions, mcpConfigFiles: flags.mcpConfig ?? [], interactive: true, canUseTool, ...(resumed ? { sessionId: resumed.sessionId } : {}) });
+    let resumeNext: string | undefined;
+    try {
+      if (session.fatalErrors.length > 0) {
+        for (const error of session.fatalErrors) process.stderr.write(`toolgate: refusing to run tools: ${error}\n`);
+        return 2;
+      }
+      const { provider, system: baseSystem, merged, cwd } = await prepareAgent(session, current);
+      const notices: Array<{ level: "info" | "warning" | "error"; text: string }> = session.warnings.map((w) => ({ level: "warning" as const, text: `warning: ${w}` }));
+      const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed, report: (line) => notices.push({ level: "warning", text: line }) });
+      if (resumed) notices.push({ level: "info", text: `resumed session ${resumed.sessionId} (${messages.length} messages)` });
+      const overrides = readModelOverrides(merged);
+      const startMode = session.context.getAppState().toolPermissionContext.mode;
+      const selection = { provider: current.provider as ProviderName | undefined, baseURL: current.baseUrl };
+
+      const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
+        void Promise.allSettled([session.close(), stopTrackedTrees()]).finally(() => process.exit(signalExitCode(signal)));
+      });
+      try {
+        const instance = render(
+          createElement(App, {
+            session,
+            provider,
+            switchModel: (model: string) => {
+              const next = createProvider({ ...selection, model, settings: merged });
+              session.context.models = createModelAccess({ provider: next, smallModel: resolveProviderConfig({ ...selection, model }, session.context.env, merged).smallModel });
+              return next;
+            },
+            system,
+            messages,
+            transcript,
+            history: new PromptHistory(historyFile(session.context.paths.home, cwd)),
+            listFiles: (() => {
+              let files: Promise<string[]> | undefined;
+              return () => (files ??= listProjectFiles(cwd));
+            })(),
+            contextWindow: (model: string) => getModelInfo(model, overrides).contextWindow,
+            compactionThreshold: (model: string) => compactionThreshold(getModelInfo(model, overrides)),
+            classifier: startMode === "auto" ? createAutoModeClassifier : undefined,
+            modes: modeCycle(startMode),
+            initialPrompt: firstPrompt,
+            openResume: current.resume === true,
+            startupNotices: notices,
+            bindCanUseTool: (fn: CanUseToolFn) => {
+              answer = fn;
+            },
+            onResume: (id: string) => {
+              resumeNext = id;
+            },
+          }),
+          { exitOnCtrlC: false, maxFps: 20 },
+        );
+        await instance.waitUntilExit();
+      } finally {
+        offTermination();
+      }
+    } finally {
+      await session.close();
+    }
+    if (!resumeNext) return 0;
+    current = { ...current, continue: false, resume: resumeNext };
+    firstPrompt = undefined;
+  }
+}

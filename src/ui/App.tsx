@@ -1,0 +1,487 @@
+/**
+ * The interactive agent. Finished messages are printed once into the scrollback (Ink `Static`); only the live
+ * region (streaming text, running calls, a dialog, the prompt, the status line) redraws, at most 20 times a
+ * second and clipped to the terminal's height, so the screen neither flickers nor jumps.
+ */
+import { spawn } from "node:child_process";
+import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { CanUseToolFn } from "../core/Tool.js";
+import type { Message, TextBlock } from "../core/messages.js";
+import type { PermissionMode } from "../core/permissionTypes.js";
+import { rewindFiles } from "../core/context.js";
+import { query, type AgentEvent } from "../agent/query.js";
+import { classifierMayDecide, type AutoModeClassifier } from "../agent/autoMode.js";
+import { compactHistory, type CompactionState } from "../agent/compact.js";
+import { estimateCostUSD } from "../agent/cost.js";
+import { isPrompt, promptText } from "../agent/history.js";
+import { listSessions, type TranscriptWriter } from "../agent/transcript.js";
+import type { Provider } from "../providers/index.js";
+import type { Session } from "../session/index.js";
+import { ConversationView, type Item } from "./viewModel.js";
+import { ensureRenderer, isCallTruncated, ToolCall, ToolCalls } from "./ToolCall.js";
+import { PromptInput } from "./PromptInput.js";
+import { PromptHistory } from "./promptHistory.js";
+import { PermissionDialog } from "./PermissionDialog.js";
+import { answerPermission, permissionChoices, type PermissionChoice, type PermissionRequest } from "./permissionAnswer.js";
+import { StatusLine } from "./StatusLine.js";
+import { Spinner } from "./Spinner.js";
+import { Picker } from "./Picker.js";
+import { runSlashCommand, type CommandHost } from "./slashCommands.js";
+import type { RenderOptions } from "./toolRenderer.js";
+
+/** Redraws of the live region per second, at most. */
+export const MAX_FPS = 20;
+/** Rows kept free below the live region's text (prompt, status line, spinner, margins). */
+const RESERVED_ROWS = 10;
+/** Two Esc presses this close together on an empty prompt open the rewind list. */
+const DOUBLE_ESC_MS = 800;
+/** Output of a `!command` kept for the model. */
+const SHELL_OUTPUT_CHARS = 30_000;
+
+export interface AppProps {
+  session: Session;
+  provider: Provider;
+  /** A new provider for `/model NAME`. */
+  switchModel(model: string): Provider;
+  system: string[];
+  messages: Message[];
+  transcript: TranscriptWriter;
+  history: PromptHistory;
+  listFiles(): Promise<readonly string[]>;
+  contextWindow(model: string): number;
+  compactionThreshold(model: string): number;
+  classifier?: (provider: Provider) => AutoModeClassifier;
+  /** Modes Shift+Tab cycles through. */
+  modes: readonly PermissionMode[];
+  initialPrompt?: string;
+  /** Printed before anything else (warnings, a resumed session's repairs). */
+  startupNotices: ReadonlyArray<{ level: "info" | "warning" | "error"; text: string }>;
+  /** The user picked a session with /resume: the caller restarts the UI on it. */
+  onResume(sessionId: string): void;
+  /** `--resume` without an id: start with the session list open. */
+  openResume?: boolean;
+  /** Receives the dialog-backed canUseTool, for the session's own (subagents use it). */
+  bindCanUseTool?(canUseTool: CanUseToolFn): void;
+}
+
+interface PendingAsk {
+  request: PermissionRequest;
+  choices: PermissionChoice[];
+  resolve(answer: { choice: PermissionChoice; feedback?: string }): void;
+}
+
+type Overlay = { kind: "rewind" } | { kind: "resume" } | undefined;
+
+function StaticItem({ item, options }: { item: Item; options: RenderOptions }) {
+  switch (item.kind) {
+    case "user":
+      return (
+        <Box marginTop={1}>
+          <Text dimColor>{"> "}</Text>
+          <Text>{item.text}</Text>
+        </Box>
+      );
+    case "assistant":
+      return (
+        <Box marginTop={1}>
+          <Text>{item.text}</Text>
+        </Box>
+      );
+    case "tools":
+      return (
+        <Box marginTop={1} flexDirection="column">
+          <ToolCalls calls={item.calls} options={{ ...options, expanded: options.expanded || item.expanded }} />
+        </Box>
+      );
+    case "notice":
+      return (
+        <Text color={item.level === "error" ? "red" : item.level === "warning" ? "yellow" : undefined} dimColor={item.level === "info"}>
+          {item.text}
+        </Text>
+      );
+  }
+}
+
+/** The last `rows` rows of `text` at `columns` wide (a long answer streams without pushing the prompt off screen). */
+export function clipToRows(text: string, rows: number, columns: number): string {
+  const out: string[] = [];
+  const lines = text.split("\n");
+  for (let i = lines.length - 1; i >= 0 && out.length < rows; i--) {
+    const line = lines[i]!;
+    const wrapped = Math.max(1, Math.ceil(line.length / Math.max(1, columns)));
+    for (let w = wrapped - 1; w >= 0 && out.length < rows; w--) out.unshift(line.slice(w * columns, (w + 1) * columns));
+  }
+  return out.join("\n");
+}
+
+export function App(props: AppProps) {
+  const { session, messages, transcript } = props;
+  const context = session.context;
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const columns = stdout.columns || 80;
+  const rows = stdout.rows || 24;
+  const view = useMemo(() => new ConversationView(isCallTruncated), []);
+  const provider = useRef(props.provider);
+  const compaction = useRef<CompactionState>({ failures: 0 });
+  const [, setFrame] = useState(0);
+  type Running = { controller: AbortController; startedAt: number; label: string; interrupted?: boolean };
+  const [running, setRunningState] = useState<Running | undefined>();
+  // The ref is what key handlers and submit read: a second Enter before the next render must queue, not start a run.
+  const setRunning = (value: Running | undefined) => {
+    runningRef.current = value;
+    setRunningState(value);
+  };
+  const [asks, setAsks] = useState<PendingAsk[]>([]);
+  const [overlay, setOverlay] = useState<Overlay>(props.openResume ? { kind: "resume" } : undefined);
+  const [input, setInput] = useState({ key: 0, initial: "" });
+  const [hint, setHint] = useState<string | undefined>();
+  const [expanded, setExpanded] = useState(false);
+  const [now, setNow] = useState(Date.now());
+  const promptText_ = useRef("");
+  const lastEsc = useRef(0);
+  const queue = useRef<string[]>([]);
+  const shellContext = useRef<string[]>([]);
+  const runningRef = useRef<typeof running>(undefined);
+
+  // Every change to the view asks for a redraw; they are merged so the live region redraws at most MAX_FPS times a second.
+  const timer = useRef<NodeJS.Timeout | undefined>(undefined);
+  const redraw = useCallback(() => {
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      setFrame((f) => f + 1);
+    }, 1000 / MAX_FPS);
+  }, []);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const print = useCallback(
+    (text: string, level: "info" | "warning" | "error" = "info") => {
+      view.add({ kind: "notice", level, text });
+      redraw();
+    },
+    [view, redraw],
+  );
+
+  useEffect(() => {
+    for (const notice of props.startupNotices) view.add({ kind: "notice", level: notice.level, text: notice.text });
+    redraw();
+  }, []);
+
+  // The spinner's clock ticks only while the model works.
+  useEffect(() => {
+    if (!running) return;
+    const tick = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(tick);
+  }, [running]);
+
+  const mode = context.getAppState().toolPermissionContext.mode;
+  const setMode = (next: PermissionMode) => {
+    context.setAppState((prev) => ({ ...prev, toolPermissionContext: { ...prev.toolPermissionContext, mode: next } }));
+    setFrame((f) => f + 1);
+  };
+
+  /** The user answers "ask" in the dialog; auto mode's classifier answers first what it may. */
+  const canUseTool: CanUseToolFn = useCallback(
+    async (tool, input, callContext, _message, toolUseID, decision) => {
+      if (decision.behavior !== "ask") return decision;
+      let classifierNote: string | undefined;
+      if (props.classifier && callContext.getAppState().toolPermissionContext.mode === "auto" && classifierMayDecide(decision)) {
+        const verdict = await props.classifier(provider.current).classify({ tool, input, decision, context: callContext, messages });
+        if (verdict.behavior === "allow") {
+          print(`auto mode allowed ${tool.name}: ${verdict.reason}`);
+          return { behavior: "allow", updatedInput: input, decisionReason: { type: "other", reason: `auto mode: ${verdict.reason}` } };
+        }
+        // A person is here: what the classifier would deny is asked instead.
+        classifierNote = `auto mode would deny this: ${verdict.reason}`;
+      }
+      const request: PermissionRequest = { tool, input, toolUseID, decision, ...(classifierNote ? { classifierNote } : {}) };
+      const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home });
+      const signal = callContext.abortController.signal;
+      const answer = await new Promise<{ choice: PermissionChoice; feedback?: string }>((resolve) => {
+        const deny = choices.find((c) => c.kind === "deny")!;
+        const ask: PendingAsk = { request, choices, resolve };
+        const onAbort = () => {
+          setAsks((list) => list.filter((a) => a !== ask));
+          resolve({ choice: deny });
+        };
+        if (signal.aborted) return onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        ask.resolve = (a) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(a);
+        };
+        setAsks((list) => [...list, ask]);
+      });
+      const outcome = answerPermission(request, answer.choice, callContext, answer.feedback);
+      if (outcome.notice) print(outcome.notice.text, outcome.notice.level);
+      return outcome.decision;
+    },
+    [props.classifier, messages, print],
+  );
+
+  useEffect(() => props.bindCanUseTool?.(canUseTool), [canUseTool]);
+
+  const answer = (ask: PendingAsk, choice: PermissionChoice, feedback?: string) => {
+    setAsks((list) => list.filter((a) => a !== ask));
+    ask.resolve({ choice, ...(feedback !== undefined ? { feedback } : {}) });
+  };
+
+  const record = (event: AgentEvent) => {
+    if (event.type === "assistant" || event.type === "user") transcript.append(event.message);
+    else if (event.type === "history_repaired") transcript.repaired(event.problems);
+    else if (event.type === "compact_boundary" && event.messages) transcript.compacted({ trigger: event.trigger, kind: event.outcome.kind, tokensBefore: event.outcome.tokensBefore, tokensAfter: event.outcome.tokensAfter }, event.messages);
+    else if (event.type === "result") transcript.result({ reason: event.result.reason, turns: event.result.turns, durationMs: event.result.durationMs });
+  };
+
+  const runPrompt = async (text: string) => {
+    const controller = new AbortController();
+    setRunning({ controller, startedAt: Date.now(), label: "Working" });
+    view.add({ kind: "user", text });
+    redraw();
+    // What `!command` printed goes with this prompt, before it.
+    const extra = shellContext.current.splice(0);
+    const prompt: string | TextBlock[] = extra.length ? [...extra.map((t): TextBlock => ({ type: "text", text: t })), { type: "text", text }] : text;
+    try {
+      const model = provider.current.model;
+      for await (const event of query(prompt, {
+        provider: provider.current,
+        context,
+        canUseTool,
+        system: props.system,
+        messages,
+        signal: controller.signal,
+        compaction: { threshold: props.compactionThreshold(model), state: compaction.current },
+      })) {
+        if (event.type === "stream" && event.event.type === "tool_call_start") await ensureRenderer(event.event.name);
+        record(event);
+        view.apply(event);
+        redraw();
+      }
+    } catch (err) {
+      print(`toolgate failed: ${err instanceof Error ? err.message : String(err)}`, "error");
+    } finally {
+      setRunning(undefined);
+      redraw();
+    }
+  };
+
+  const runShell = async (command: string) => {
+    const controller = new AbortController();
+    setRunning({ controller, startedAt: Date.now(), label: `Running ${command}` });
+    view.add({ kind: "user", text: `!${command}` });
+    redraw();
+    const output = await new Promise<{ text: string; code: number | null }>((resolve) => {
+      const child = spawn(process.env.SHELL || "/bin/sh", ["-c", command], { cwd: context.getCwd(), env: context.env, stdio: ["ignore", "pipe", "pipe"], signal: controller.signal });
+      let text = "";
+      const add = (chunk: Buffer) => {
+        if (text.length < SHELL_OUTPUT_CHARS) text += chunk.toString("utf8");
+      };
+      child.stdout.on("data", add);
+      child.stderr.on("data", add);
+      child.on("error", (err) => resolve({ text: text + (controller.signal.aborted ? "\n(interrupted)" : `\n${err.message}`), code: null }));
+      child.on("close", (code) => resolve({ text, code }));
+    });
+    const body = output.text.length > SHELL_OUTPUT_CHARS ? `${output.text.slice(0, SHELL_OUTPUT_CHARS)}\n… (cut)` : output.text;
+    view.add({ kind: "notice", level: output.code === 0 ? "info" : "warning", text: `${body.replace(/\n$/, "") || "(no output)"}\n(exit ${output.code ?? "?"})` });
+    shellContext.current.push(`The user ran a shell command themselves:\n<command>${command}</command>\n<output exit_code="${output.code ?? "?"}">\n${body}\n</output>`);
+    setRunning(undefined);
+    redraw();
+  };
+
+  const setModel = (model: string) => {
+    try {
+      provider.current = props.switchModel(model);
+      print(`model: ${provider.current.model}`);
+    } catch (err) {
+      print(`/model: ${err instanceof Error ? err.message : String(err)}`, "error");
+    }
+  };
+
+  const host: CommandHost = {
+    session,
+    cwd: context.getAppState().toolPermissionContext.cwd,
+    home: context.paths.home,
+    model: () => provider.current.model,
+    setModel,
+    usage: () => view.usage,
+    print,
+    clearConversation: () => {
+      messages.splice(0);
+      transcript.compacted({ trigger: "clear", kind: "cleared", tokensBefore: view.contextTokens, tokensAfter: 0 }, []);
+      view.contextTokens = 0;
+      print("── conversation cleared ──");
+    },
+    compact: async (focus) => {
+      const controller = new AbortController();
+      setRunning({ controller, startedAt: Date.now(), label: "Compacting" });
+      const outcome = await compactHistory({ messages, provider: provider.current, context, system: props.system, threshold: props.compactionThreshold(provider.current.model), state: compaction.current, force: true, focus, signal: controller.signal });
+      if (outcome.kind !== "failed") transcript.compacted({ trigger: "manual", kind: outcome.kind, tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tokensAfter }, messages);
+      view.contextTokens = outcome.tokensAfter;
+      print(`compaction: ${outcome.message} (${outcome.tokensBefore} → ${outcome.tokensAfter} tokens)`, outcome.kind === "failed" ? "warning" : "info");
+      setRunning(undefined);
+    },
+    openRewind: () => setOverlay({ kind: "rewind" }),
+    openResume: () => setOverlay({ kind: "resume" }),
+    exit: () => exit(),
+    send: (prompt) => void submit(prompt),
+  };
+
+  const submit = async (text: string) => {
+    if (runningRef.current) {
+      queue.current.push(text);
+      print(`queued: ${text.length > 60 ? `${text.slice(0, 59)}…` : text}`);
+      return;
+    }
+    const trimmed = text.trim();
+    if (trimmed.startsWith("/")) {
+      try {
+        if (!(await runSlashCommand(host, trimmed))) print(`unknown command ${trimmed.split(/\s/)[0]} (see /help)`, "warning");
+      } catch (err) {
+        print(`${trimmed.split(/\s/)[0]}: ${err instanceof Error ? err.message : String(err)}`, "error");
+      }
+      return;
+    }
+    if (trimmed.startsWith("!") && trimmed.length > 1) return runShell(trimmed.slice(1).trim());
+    await runPrompt(text);
+  };
+
+  // The next queued prompt starts when the previous one is done.
+  useEffect(() => {
+    if (running || queue.current.length === 0) return;
+    void submit(queue.current.shift()!);
+  }, [running]);
+
+  useEffect(() => {
+    if (props.initialPrompt?.trim()) void submit(props.initialPrompt);
+  }, []);
+
+  const rewindTo = (index: number) => {
+    setOverlay(undefined);
+    const target = messages[index];
+    const text = target ? (promptText(target) ?? "") : "";
+    const checkpoints = new Set(context.fileHistory.messageIds());
+    const firstChanged = messages.slice(index).find((m) => m.role === "assistant" && m.id && checkpoints.has(m.id));
+    let restored = "";
+    if (firstChanged?.role === "assistant" && firstChanged.id) {
+      const result = rewindFiles(context, firstChanged.id);
+      restored = `; restored ${result.restored.length + result.deleted.length} file(s)${result.errors.length ? `, ${result.errors.length} could not be restored: ${result.errors.map((e) => `${e.filePath}: ${e.message}`).join("; ")}` : ""}`;
+    }
+    messages.splice(index);
+    transcript.compacted({ trigger: "rewind", kind: "rewind", tokensBefore: view.contextTokens, tokensAfter: 0 }, messages);
+    print(`── rewound to before: ${text.split("\n")[0]}${restored} ──`);
+    setInput((i) => ({ key: i.key + 1, initial: text }));
+  };
+
+  useInput((key, k) => {
+    const ask = asks[0];
+    if (k.ctrl && key === "c") {
+      if (ask || runningRef.current) {
+        for (const a of asks) answer(a, a.choices.find((c) => c.kind === "deny")!);
+        runningRef.current?.controller.abort();
+        return;
+      }
+      if (promptText_.current) {
+        setInput((i) => ({ key: i.key + 1, initial: "" }));
+        promptText_.current = "";
+        return;
+      }
+      exit();
+      return;
+    }
+    if (k.ctrl && key === "d" && !promptText_.current && !runningRef.current) return exit();
+    if (k.ctrl && key === "o") {
+      const next = !expanded;
+      setExpanded(next);
+      if (next) view.expandCollapsed();
+      setHint(next ? "results shown whole (ctrl+o to collapse)" : undefined);
+      redraw();
+      return;
+    }
+    if (ask || overlay) return;
+    if (k.tab && k.shift) {
+      const i = props.modes.indexOf(mode);
+      setMode(props.modes[(i + 1) % props.modes.length] ?? "default");
+      return;
+    }
+    if (k.escape) {
+      if (runningRef.current) {
+        // The prompt is back at once; the loop still ends every call with its result, then prints what happened.
+        runningRef.current.controller.abort();
+        setRunning({ ...runningRef.current, interrupted: true });
+        return;
+      }
+      if (promptText_.current) return;
+      const at = Date.now();
+      if (at - lastEsc.current < DOUBLE_ESC_MS) {
+        lastEsc.current = 0;
+        setHint(undefined);
+        setOverlay({ kind: "rewind" });
+      } else {
+        lastEsc.current = at;
+        setHint("esc again to rewind");
+      }
+    }
+  });
+
+  const options: RenderOptions = { columns, expanded, verbose: false, cwd: context.getCwd() };
+  const ask = asks[0];
+  const liveRows = Math.max(3, rows - RESERVED_ROWS);
+  const contextPercent = view.contextTokens ? (view.contextTokens / props.contextWindow(provider.current.model)) * 100 : undefined;
+  const cost = estimateCostUSD(provider.current.model, view.usage);
+
+  const rewindEntries = messages.flatMap((m, i) => (isPrompt(m) ? [{ label: (promptText(m) ?? "").split("\n")[0] || "(empty)", value: i }] : [])).reverse();
+
+  return (
+    <>
+      <Static items={[...view.items]}>{(item) => <StaticItem key={item.id} item={item} options={options} />}</Static>
+      <Box flexDirection="column">
+        {view.liveText ? <Text>{clipToRows(view.liveText, liveRows, columns)}</Text> : null}
+        {view.liveCalls
+          .filter((call) => call.toolUseID !== ask?.request.toolUseID)
+          .slice(-3)
+          .map((call) => (
+            <ToolCall key={call.toolUseID} call={call} options={options} />
+          ))}
+        {running && !ask && !running.interrupted ? <Spinner startedAt={running.startedAt} now={now} tokens={view.turnOutputTokens} label={running.label} /> : null}
+        {running?.interrupted ? <Text dimColor>interrupting: stopping the running tools…</Text> : null}
+        {ask ? <PermissionDialog key={ask.request.toolUseID} request={ask.request} choices={ask.choices} mode={mode} onAnswer={(choice, feedback) => answer(ask, choice, feedback)} /> : null}
+        {overlay?.kind === "rewind" ? (
+          <Picker title="Rewind: the conversation goes back to before this prompt, and files to how they were then" entries={rewindEntries} onPick={rewindTo} onCancel={() => setOverlay(undefined)} />
+        ) : null}
+        {overlay?.kind === "resume" ? (
+          <Picker
+            title="Resume a session of this project"
+            entries={listSessions(context.paths.home, host.cwd)
+              .filter((s) => s.sessionId !== context.sessionId)
+              .map((s) => ({ label: `${s.modifiedAt.slice(0, 16).replace("T", " ")}  ${s.turns} turns  ${s.lastPrompt.split("\n")[0]}`, value: s.sessionId }))}
+            onPick={(id) => {
+              setOverlay(undefined);
+              props.onResume(id);
+              exit();
+            }}
+            onCancel={() => setOverlay(undefined)}
+          />
+        ) : null}
+        {/* Hidden (its text kept) while a dialog or list is open, so the live region fits the screen. */}
+        <Box display={ask || overlay ? "none" : "flex"} flexDirection="column">
+        <PromptInput
+          key={input.key}
+          initial={input.initial}
+          history={props.history}
+          listFiles={props.listFiles}
+          isActive={!ask && !overlay}
+          onSubmit={(text) => void submit(text)}
+          onChange={(text) => {
+            promptText_.current = text;
+            if (text) setHint((h) => (h === "esc again to rewind" ? undefined : h));
+          }}
+          placeholder={running && !running.interrupted ? "type to queue a prompt" : "ask anything · /help for commands"}
+        />
+        </Box>
+        <StatusLine model={provider.current.model} mode={mode} contextPercent={contextPercent} costUSD={cost} pendingApproval={asks.length > 0} hint={hint} />
+      </Box>
+    </>
+  );
+}

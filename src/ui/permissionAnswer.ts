@@ -1,0 +1,108 @@
+/**
+ * The permission dialog's choices, made from what the engine suggested, and what choosing one does: the
+ * verdict for the call, and for "don't ask again" the suggested rule remembered in the scope picked.
+ */
+import path from "node:path";
+import type { AnyObject, AnyTool, ToolUseContext } from "../core/Tool.js";
+import type { PermissionAskDecision, PermissionDecision, PermissionMode, PermissionUpdate, PermissionUpdateDestination } from "../core/permissionTypes.js";
+import { applyPermissionUpdate, ruleToString, settingsFileForDestination } from "../permissions/index.js";
+
+export interface PermissionRequest {
+  tool: AnyTool;
+  input: AnyObject;
+  toolUseID: string;
+  decision: PermissionAskDecision;
+  /** Why auto mode's classifier did not allow it, when it was asked first. */
+  classifierNote?: string;
+}
+
+export type PermissionChoice =
+  | { kind: "once"; label: string }
+  | { kind: "always"; label: string; destination: PermissionUpdateDestination; updates: PermissionUpdate[]; file?: string }
+  | { kind: "mode"; label: string; mode: PermissionMode }
+  | { kind: "deny"; label: string };
+
+/** The scopes offered, narrowest first: the session, this project (not committed), the user. */
+const OFFERED: ReadonlyArray<[PermissionUpdateDestination, string]> = [
+  ["session", "this session"],
+  ["localSettings", "this project"],
+  ["userSettings", "all your projects"],
+];
+
+function describeUpdates(updates: readonly PermissionUpdate[]): string {
+  return updates
+    .map((u) => (u.type === "addRules" ? u.rules.map((r) => ruleToString(r)).join(", ") : u.type === "addDirectories" ? `the directory ${u.directories.join(", ")}` : ""))
+    .filter(Boolean)
+    .join(" and ");
+}
+
+/** A settings file as the user would write it: relative inside the project, `~/…` under the home directory. */
+function shortPath(file: string, cwd: string): string {
+  if (file.startsWith(cwd + path.sep)) return path.relative(cwd, file);
+  const home = process.env.HOME;
+  return home && file.startsWith(home + path.sep) ? `~${file.slice(home.length)}` : file;
+}
+
+export function permissionChoices(decision: PermissionAskDecision, where: { cwd: string; home: string }): PermissionChoice[] {
+  const suggestions = decision.suggestions ?? [];
+  const choices: PermissionChoice[] = [{ kind: "once", label: "Yes" }];
+  for (const [destination, scope] of OFFERED) {
+    const updates = suggestions.filter((s) => s.destination === destination && s.type !== "setMode");
+    if (updates.length === 0) continue;
+    const file = destination === "session" ? undefined : settingsFileForDestination(destination, where.cwd, where.home);
+    choices.push({
+      kind: "always",
+      destination,
+      updates,
+      ...(file ? { file } : {}),
+      label: `Yes, and don't ask again for ${describeUpdates(updates)} in ${scope}${file ? ` (saved to ${shortPath(file, where.cwd)})` : ""}`,
+    });
+  }
+  for (const s of suggestions) if (s.type === "setMode") choices.push({ kind: "mode", mode: s.mode, label: `Yes, and switch to ${s.mode} mode for this session` });
+  choices.push({ kind: "deny", label: "No, and tell the model what to do instead" });
+  return choices;
+}
+
+export interface AnswerOutcome {
+  decision: PermissionDecision;
+  /** For the user: where the rule was saved, or why it could not be. */
+  notice?: { level: "info" | "warning"; text: string };
+}
+
+/** The verdict for a choice; "always" and "mode" also change the session (and for files the settings file). */
+export function answerPermission(request: PermissionRequest, choice: PermissionChoice, context: ToolUseContext, feedback?: string): AnswerOutcome {
+  const allow: PermissionDecision = { behavior: "allow", updatedInput: request.input, decisionReason: { type: "other", reason: "allowed by the user" } };
+  switch (choice.kind) {
+    case "once":
+      return { decision: allow };
+    case "deny": {
+      const said = feedback?.trim();
+      return {
+        decision: {
+          behavior: "deny",
+          message: said
+            ? `The user denied this ${request.tool.name} call and said: ${said}`
+            : `The user denied this ${request.tool.name} call. Do not retry it unchanged; ask the user what to do if unsure.`,
+          decisionReason: { type: "other", reason: "denied by the user" },
+        },
+      };
+    }
+    case "mode":
+      context.setAppState((prev) => ({ ...prev, toolPermissionContext: { ...prev.toolPermissionContext, mode: choice.mode } }));
+      return { decision: allow, notice: { level: "info", text: `permission mode: ${choice.mode}` } };
+    case "always": {
+      const saved: string[] = [];
+      try {
+        for (const update of choice.updates) {
+          const outcome = applyPermissionUpdate(update, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home, getAppState: context.getAppState, setAppState: context.setAppState });
+          if (outcome.file && !saved.includes(outcome.file)) saved.push(outcome.file);
+        }
+      } catch (err) {
+        // The call was approved either way; only remembering it failed, and the user must know.
+        return { decision: allow, notice: { level: "warning", text: `allowed once, but the rule could not be saved: ${err instanceof Error ? err.message : String(err)}` } };
+      }
+      const rules = describeUpdates(choice.updates);
+      return { decision: allow, notice: { level: "info", text: saved.length ? `saved ${rules} to ${saved.join(", ")}` : `allowed ${rules} for this session` } };
+    }
+  }
+}

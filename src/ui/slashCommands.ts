@@ -1,0 +1,234 @@
+/**
+ * The interactive session's slash commands. Each works on a small host interface the App provides, so the
+ * commands stay plain functions.
+ */
+import type { Session } from "../session/index.js";
+import type { PermissionBehavior, PermissionRule, PermissionUpdateDestination } from "../core/permissionTypes.js";
+import { applyPermissionUpdate, parsePermissionRule, ruleToString, sourceLabel } from "../permissions/index.js";
+import { formatRulesTable, workingDirectoryLines } from "../cli/permissionsList.js";
+import { updateSettingsFile } from "../settings/write.js";
+import { estimateCostUSD } from "../agent/cost.js";
+import type { UsageTotals } from "../agent/query.js";
+import { customCommands, type CustomCommand } from "./customCommands.js";
+
+export interface CommandHost {
+  session: Session;
+  cwd: string;
+  home: string;
+  model(): string;
+  setModel(model: string): void;
+  usage(): UsageTotals;
+  print(text: string, level?: "info" | "warning" | "error"): void;
+  clearConversation(): void;
+  compact(focus?: string): Promise<void>;
+  openRewind(): void;
+  openResume(): void;
+  exit(): void;
+  /** Sends a prompt to the model as if typed (custom commands). */
+  send(prompt: string): void;
+}
+
+interface CommandSpec {
+  name: string;
+  args?: string;
+  help: string;
+  run(host: CommandHost, args: string): void | Promise<void>;
+}
+
+const SCOPES: Record<string, PermissionUpdateDestination> = { session: "session", local: "localSettings", project: "projectSettings", user: "userSettings" };
+
+function permissionsCommand(host: CommandHost, args: string): void {
+  const ctx = () => host.session.context.getAppState().toolPermissionContext;
+  const [verb, ...rest] = args.trim().split(/\s+/).filter(Boolean);
+  if (!verb || verb === "list") {
+    const rules = formatRulesTable(ctx().rules);
+    host.print(
+      [
+        `mode: ${ctx().mode}`,
+        "working directories:",
+        ...workingDirectoryLines(ctx()).map((l) => `  ${l}`),
+        rules.length ? "rules:" : "rules: none",
+        ...rules.map((l) => `  ${l}`),
+        "",
+        "/permissions allow|deny|ask RULE [session|local|project|user]   add a rule (default: local)",
+        "/permissions remove RULE                                          remove it from the session and every settings file that has it",
+      ].join("\n"),
+    );
+    return;
+  }
+  if (verb === "allow" || verb === "deny" || verb === "ask") {
+    const last = rest.at(-1);
+    const scopeWord = last && last in SCOPES ? last : undefined;
+    const ruleText = (scopeWord ? rest.slice(0, -1) : rest).join(" ");
+    const destination = SCOPES[scopeWord ?? "local"]!;
+    let rule;
+    try {
+      rule = parsePermissionRule(ruleText);
+    } catch (err) {
+      host.print(`/permissions ${verb}: ${(err as Error).message}`, "error");
+      return;
+    }
+    try {
+      const outcome = applyPermissionUpdate(
+        { type: "addRules", behavior: verb as PermissionBehavior, rules: [rule], destination },
+        { cwd: host.cwd, home: host.home, getAppState: host.session.context.getAppState, setAppState: host.session.context.setAppState },
+      );
+      host.print(`${verb} ${ruleToString(rule)} — ${outcome.file ?? "this session"}`);
+    } catch (err) {
+      host.print(`/permissions ${verb}: ${(err as Error).message}`, "error");
+    }
+    return;
+  }
+  if (verb === "remove") {
+    const ruleText = rest.join(" ");
+    let wanted: string;
+    try {
+      wanted = ruleToString(parsePermissionRule(ruleText));
+    } catch (err) {
+      host.print(`/permissions remove: ${(err as Error).message}`, "error");
+      return;
+    }
+    const matching = ctx().rules.filter((r) => ruleToString(r) === wanted);
+    if (matching.length === 0) {
+      host.print(`/permissions remove: no rule ${wanted} (see /permissions)`, "warning");
+      return;
+    }
+    const removed: string[] = [];
+    const kept: PermissionRule[] = [];
+    for (const rule of ctx().rules) {
+      if (ruleToString(rule) !== wanted) {
+        kept.push(rule);
+        continue;
+      }
+      // Only files the user owns are rewritten; command-line and managed rules stay (they are not ours to edit).
+      if (rule.source === "cliArg" || rule.source === "policySettings" || rule.source === "flagSettings") {
+        kept.push(rule);
+        host.print(`cannot remove ${wanted} from ${sourceLabel(rule.source)}${rule.file ? ` (${rule.file})` : ""}: change it there`, "warning");
+        continue;
+      }
+      if (rule.file) {
+        try {
+          updateSettingsFile(rule.file, (raw) => {
+            const permissions = raw.permissions as Record<string, unknown> | undefined;
+            const list = permissions?.[rule.ruleBehavior];
+            if (Array.isArray(list)) permissions![rule.ruleBehavior] = list.filter((entry) => typeof entry !== "string" || safeRuleString(entry) !== wanted);
+          });
+        } catch (err) {
+          kept.push(rule);
+          host.print(`could not edit ${rule.file}: ${(err as Error).message}`, "error");
+          continue;
+        }
+      }
+      removed.push(`${rule.ruleBehavior} ${wanted} (${sourceLabel(rule.source)}${rule.file ? ` — ${rule.file}` : ""})`);
+    }
+    host.session.context.setAppState((prev) => ({ ...prev, toolPermissionContext: { ...prev.toolPermissionContext, rules: kept } }));
+    if (removed.length) host.print(`removed ${removed.join("; ")}`);
+    return;
+  }
+  host.print(`/permissions: unknown action ${JSON.stringify(verb)}; use list, allow, deny, ask or remove`, "error");
+}
+
+function safeRuleString(text: string): string | undefined {
+  try {
+    return ruleToString(parsePermissionRule(text));
+  } catch {
+    return undefined;
+  }
+}
+
+function mcpCommand(host: CommandHost): void {
+  const clients = host.session.mcp?.clients ?? [];
+  if (clients.length === 0) {
+    host.print("No MCP servers are configured (add them to .mcp.json or pass --mcp-config).");
+    return;
+  }
+  const lines = clients.flatMap((c) => [
+    `${c.name}: ${c.status}${c.error ? ` — ${c.error}` : ""}${c.status === "connected" ? `, ${c.tools.length} tool(s)` : ""}`,
+    ...(c.status === "connected" ? c.tools.map((t) => `  ${t.name}`) : []),
+  ]);
+  host.print(lines.join("\n"));
+}
+
+function sandboxCommand(host: CommandHost): void {
+  const sandbox = host.session.sandbox;
+  host.print(`sandbox: ${sandbox.status}${sandbox.reason ? ` — ${sandbox.reason}` : ""}`);
+}
+
+function costCommand(host: CommandHost): void {
+  const u = host.usage();
+  const cost = estimateCostUSD(host.model(), u);
+  host.print(
+    [
+      `model: ${host.model()}`,
+      `tokens: ${u.inputTokens} in, ${u.outputTokens} out, ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write${u.source === "estimate" ? " (partly estimated)" : ""}`,
+      `cost: ${cost === undefined ? "unknown (no price for this model)" : `$${cost.toFixed(4)}`}`,
+    ].join("\n"),
+  );
+}
+
+export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
+  { name: "help", help: "show the commands and key bindings", run: (host) => host.print(helpText(host)) },
+  { name: "clear", help: "start a new conversation (the scrollback stays)", run: (host) => host.clearConversation() },
+  { name: "compact", args: "[focus]", help: "summarise the conversation now to free context", run: (host, args) => host.compact(args.trim() || undefined) },
+  { name: "resume", help: "pick an earlier session of this project to continue", run: (host) => host.openResume() },
+  {
+    name: "model",
+    args: "[name]",
+    help: "show or change the model",
+    run: (host, args) => {
+      const name = args.trim();
+      if (!name) return host.print(`model: ${host.model()}`);
+      host.setModel(name);
+    },
+  },
+  { name: "permissions", args: "[list|allow|deny|ask|remove …]", help: "list, add or remove permission rules", run: permissionsCommand },
+  { name: "mcp", help: "MCP servers, their status and tools", run: mcpCommand },
+  { name: "sandbox", help: "whether Bash runs in the OS sandbox", run: sandboxCommand },
+  { name: "rewind", help: "go back to an earlier prompt (files restored)", run: (host) => host.openRewind() },
+  { name: "cost", help: "tokens and cost of this session", run: costCommand },
+  { name: "exit", help: "quit", run: (host) => host.exit() },
+];
+
+export const KEY_BINDINGS: ReadonlyArray<[string, string]> = [
+  ["Enter", "send the prompt"],
+  ["\\ then Enter, Alt+Enter, Ctrl+J", "new line"],
+  ["↑ / ↓", "prompt history (at the first / last line)"],
+  ["Tab", "complete an @path mention"],
+  ["!command", "run a shell command yourself; its output goes to the model with your next prompt"],
+  ["Esc", "interrupt the model and running tools"],
+  ["Esc Esc", "on an empty prompt: rewind to an earlier prompt"],
+  ["Shift+Tab", "cycle permission modes"],
+  ["Ctrl+O", "show collapsed tool results whole"],
+  ["Ctrl+C", "clear the prompt; on an empty prompt quit; in a dialog deny and interrupt"],
+];
+
+function helpText(host: CommandHost): string {
+  const custom = customCommands(host.cwd);
+  const width = Math.max(...BUILTIN_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ""}`.length), ...custom.map((c) => c.name.length + 1));
+  return [
+    "Commands:",
+    ...BUILTIN_COMMANDS.map((c) => `  ${`/${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(width)}  ${c.help}`),
+    ...custom.map((c) => `  ${`/${c.name}`.padEnd(width)}  ${c.description}`),
+    "Keys:",
+    ...KEY_BINDINGS.map(([k, what]) => `  ${k.padEnd(32)} ${what}`),
+  ].join("\n");
+}
+
+/** Runs `/name args`; false when no command has that name. */
+export async function runSlashCommand(host: CommandHost, line: string): Promise<boolean> {
+  const match = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim());
+  if (!match) return false;
+  const [, name, args] = match;
+  const builtin = BUILTIN_COMMANDS.find((c) => c.name === name);
+  if (builtin) {
+    await builtin.run(host, args ?? "");
+    return true;
+  }
+  const custom: CustomCommand | undefined = customCommands(host.cwd).find((c) => c.name === name);
+  if (custom) {
+    host.send(custom.expand(args ?? ""));
+    return true;
+  }
+  return false;
+}
+

@@ -1,0 +1,291 @@
+/**
+ * `toolgate` as a user runs it in a terminal: the real CLI in tmux (80×24) against the scripted model server,
+ * keys sent one at a time after the first frame.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { hasTmux, Terminal } from "./tmux.js";
+
+// A start of the real CLI takes seconds on a loaded 2-core machine; every wait below polls the screen.
+vi.setConfig({ testTimeout: 180_000 });
+
+const servers: FakeModelServer[] = [];
+const terminals: Terminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) t.close();
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: FakeModelScript) {
+  const server = await startFakeModelServer({ script });
+  servers.push(server);
+  return server;
+}
+
+function project(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-")));
+  fs.mkdirSync(path.join(dir, ".home"));
+  return dir;
+}
+
+function open(dir: string, server: FakeModelServer, args: string[] = [], extraEnv: Record<string, string> = {}): Terminal {
+  const env = {
+    ...extraEnv,
+    TOOLGATE_HOME: path.join(dir, ".home"),
+    HOME: path.join(dir, ".home"),
+    ANTHROPIC_API_KEY: "test",
+    ANTHROPIC_BASE_URL: server.url,
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    TERM: "xterm-256color",
+  };
+  const terminal = new Terminal(dir, env, ["--no-sandbox", ...args]);
+  terminals.push(terminal);
+  return terminal;
+}
+
+/** The first frame: the prompt is drawn and Ink reads keys from here on. */
+const READY = "ask anything";
+
+function transcriptLines(dir: string): Array<Record<string, any>> {
+  const projects = path.join(dir, ".home", "projects");
+  const files = fs.readdirSync(projects).flatMap((p) => fs.readdirSync(path.join(projects, p)).filter((f) => f.endsWith(".jsonl")).map((f) => path.join(projects, p, f)));
+  return files.flatMap((f) => fs.readFileSync(f, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)));
+}
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+if (!hasTmux) console.warn("tmux is not installed: the interactive UI terminal tests are skipped (apt-get install -y tmux)");
+
+describe.skipIf(!hasTmux)("interactive UI in a real terminal", () => {
+  it("asks before git push; 'don't ask again for this project' saves Bash(git push:*) and the next push runs without asking", async () => {
+    const dir = project();
+    const remote = path.join(dir, ".home", "remote.git");
+    git(dir, "init", "-q", "--bare", remote);
+    git(dir, "init", "-q");
+    fs.writeFileSync(path.join(dir, "a.txt"), "one\n");
+    git(dir, "add", "a.txt");
+    git(dir, "commit", "-qm", "one");
+    git(dir, "remote", "add", "origin", remote);
+    const server = await serve({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_push1", name: "Bash", input: { command: "git push origin main" } }] },
+        { content: [{ type: "text", text: "First push done." }] },
+        { content: [{ type: "tool_use", id: "toolu_push2", name: "Bash", input: { command: "git push origin main:second" } }] },
+        { content: [{ type: "text", text: "Second push done." }] },
+      ],
+    });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.type("push it");
+    await t.key("Enter");
+    const dialog = await t.waitFor("Allow Bash?");
+    expect(dialog).toContain("git push origin main");
+    // The dialog wraps inside its border: read it without the border and line breaks.
+    const flat = dialog.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+    expect(flat).toContain("3. Yes, and don't ask again for Bash(git push:*) in this project (saved to .toolgate/settings.local.json)");
+    await t.key("3");
+    await t.waitFor("First push done.", { all: true });
+    const local = JSON.parse(fs.readFileSync(path.join(dir, ".toolgate/settings.local.json"), "utf8"));
+    expect(local.permissions.allow).toEqual(["Bash(git push:*)"]);
+    expect(git(remote, "branch", "--list")).toContain("main");
+
+    await t.waitFor(READY);
+    await t.type("again");
+    await t.key("Enter");
+    // Had it asked, no one would answer and this would never show.
+    await t.waitFor("Second push done.", { all: true });
+    expect(git(remote, "branch", "--list")).toContain("second");
+    const results = server.requests().flatMap((r) => r.body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "tool_result"));
+    expect(results.find((b: any) => b.tool_use_id === "toolu_push2")?.is_error).toBeFalsy();
+  });
+
+  it("Esc during sleep 30 brings the prompt back, and the transcript has the interrupted call's tool_result", async () => {
+    const dir = project();
+    const server = await serve({
+      turns: [{ content: [{ type: "text", text: "Sleeping now." }, { type: "tool_use", id: "toolu_sleep", name: "Bash", input: { command: "sleep 30" } }] }],
+    });
+    const t = open(dir, server, ["--allowedTools", "Bash(sleep:*)"]);
+    await t.waitFor(READY);
+    await t.type("sleep");
+    await t.key("Enter");
+    await t.waitFor("esc to interrupt");
+    // The call is running once the status board says so: the mark of a queued call is replaced by progress.
+    await t.waitFor(/sleep 30/);
+    const pid = await waitForProcess("sleep 30", dir);
+    expect(pid).toBeGreaterThan(0);
+    const pressed = Date.now();
+    await t.key("Escape");
+    await t.waitFor(READY);
+    const promptBack = Date.now() - pressed;
+    await t.waitFor("Interrupted", { all: true });
+    const loopDone = Date.now() - pressed;
+    console.log(`[measure] Esc during sleep 30: prompt back after ${promptBack} ms, the loop ended (tool_result in) after ${loopDone} ms (both include the 150 ms pause after the key)`);
+    // The sleep was stopped, not left running.
+    expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ")).toBe(false);
+    const lines = transcriptLines(dir);
+    const result = lines.flatMap((l) => (l.type === "message" && Array.isArray(l.message.content) ? l.message.content : [])).find((b: any) => b.type === "tool_result" && b.tool_use_id === "toolu_sleep");
+    expect(result).toBeDefined();
+    expect(result.is_error).toBe(true);
+    expect(lines.some((l) => l.type === "result" && l.reason === "aborted")).toBe(true);
+  });
+
+  it("Ctrl+O shows a 200-line output whole", async () => {
+    const dir = project();
+    const server = await serve({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_seq", name: "Bash", input: { command: "seq 1 200" } }] },
+        { content: [{ type: "text", text: "Listed them." }] },
+      ],
+    });
+    const t = open(dir, server, ["--allowedTools", "Bash(seq:*)"]);
+    await t.waitFor(READY);
+    await t.type("count");
+    await t.key("Enter");
+    await t.waitFor("Listed them.", { all: true });
+    const collapsed = t.all();
+    expect(collapsed).toContain("ctrl+o");
+    expect(collapsed).not.toMatch(/^\s*150\s*$/m);
+    await t.key("C-o");
+    const expanded = await t.waitFor(/^\s*200\s*$/m, { all: true });
+    const numbers = expanded.split("\n").map((l) => l.trim()).filter((l) => /^\d+$/.test(l)).map(Number);
+    // Every line, in order, after the collapsed copy's first lines.
+    const start = numbers.lastIndexOf(1);
+    expect(numbers.slice(start)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  });
+});
+
+describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
+  it("Esc Esc on an empty prompt rewinds: the conversation is cut before the picked prompt and the file restored", async () => {
+    const dir = project();
+    const file = path.join(dir, "notes.txt");
+    const server = await serve({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_w1", name: "Write", input: { file_path: file, content: "version one\n" } }] },
+        { content: [{ type: "text", text: "Wrote version one." }] },
+        { content: [{ type: "tool_use", id: "toolu_w2", name: "Write", input: { file_path: file, content: "version two\n" } }] },
+        { content: [{ type: "text", text: "Wrote version two." }] },
+        { content: [{ type: "text", text: "Fresh start." }] },
+      ],
+    });
+    const t = open(dir, server, ["--allowedTools", "Write"]);
+    await t.waitFor(READY);
+    await t.type("first");
+    await t.key("Enter");
+    await t.waitFor("Wrote version one.", { all: true });
+    await t.type("second");
+    await t.key("Enter");
+    await t.waitFor("Wrote version two.", { all: true });
+    expect(fs.readFileSync(file, "utf8")).toBe("version two\n");
+    await t.waitFor(READY);
+    await t.key("Escape");
+    await t.key("Escape");
+    await t.waitFor("Rewind:");
+    // Newest prompt first: Enter picks "second".
+    await t.key("Enter");
+    await t.waitFor("rewound to before: second", { all: true });
+    expect(fs.readFileSync(file, "utf8")).toBe("version one\n");
+    // The prompt is given back to edit; sending it continues from the cut conversation.
+    await t.waitFor("> second");
+    await t.key("Enter");
+    await t.waitFor("Fresh start.", { all: true });
+    const last = server.requests().at(-1)!.body.messages as Array<{ role: string; content: any }>;
+    const texts = last.flatMap((m) => (Array.isArray(m.content) ? m.content : [{ type: "text", text: m.content }])).filter((b: any) => b.type === "text").map((b: any) => b.text);
+    expect(texts.filter((x: string) => x === "second")).toHaveLength(1);
+    expect(texts).not.toContain("Wrote version two.");
+  });
+
+  it("!command runs in the project directory; its output is shown and goes to the model with the next prompt", async () => {
+    const dir = project();
+    fs.writeFileSync(path.join(dir, "marker.txt"), "");
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Seen it." }] }] });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.type("!ls; echo done-$((6*7))");
+    await t.key("Enter");
+    await t.waitFor("done-42", { all: true });
+    await t.waitFor("(exit 0)", { all: true });
+    expect(server.requests()).toHaveLength(0);
+    await t.type("what now");
+    await t.key("Enter");
+    await t.waitFor("Seen it.", { all: true });
+    const sent = JSON.stringify(server.requests()[0]!.body.messages);
+    expect(sent).toContain("marker.txt");
+    expect(sent).toContain("done-42");
+    expect(sent).toContain("what now");
+  });
+
+  it("Shift+Tab cycles default → acceptEdits → plan → default; /permissions lists a rule added with /permissions allow", async () => {
+    const dir = project();
+    const server = await serve({ turns: [] });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.key("BTab");
+    await t.waitFor("acceptEdits mode");
+    await t.key("BTab");
+    await t.waitFor("plan mode");
+    await t.key("BTab");
+    await t.waitFor("default mode");
+    await t.type("/permissions allow Bash(npm test) project");
+    await t.key("Enter");
+    await t.waitFor("allow Bash(npm test) —", { all: true });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, ".toolgate/settings.json"), "utf8")).permissions.allow).toEqual(["Bash(npm test)"]);
+    await t.type("/permissions");
+    await t.key("Enter");
+    await t.waitFor(/allow\s+Bash\(npm test\)\s+project settings/, { all: true });
+    await t.type("/permissions remove Bash(npm test)");
+    await t.key("Enter");
+    await t.waitFor("removed allow Bash(npm test)", { all: true });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, ".toolgate/settings.json"), "utf8")).permissions.allow).toEqual([]);
+    await t.type("/exit");
+    await t.key("Enter");
+    await waitForFile(t.exitFile);
+    expect(fs.readFileSync(t.exitFile, "utf8").trim()).toBe("0");
+  });
+});
+
+async function waitForFile(file: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!fs.existsSync(file) || !fs.readFileSync(file, "utf8").trim()) {
+    if (Date.now() > deadline) throw new Error(`${file} never appeared`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(!hasTmux)("colours", () => {
+  it("NO_COLOR: no colour escape sequences; without it the mode is coloured", async () => {
+    const server = await serve({ turns: [] });
+    const plain = open(project(), server, [], { NO_COLOR: "1" });
+    await plain.waitFor(READY);
+    await plain.key("BTab");
+    await plain.waitFor("acceptEdits mode");
+    expect(plain.rawScreen()).not.toMatch(/\u001b\[(3[0-9]|9[0-7]|38;)/);
+    const coloured = open(project(), server);
+    await coloured.waitFor(READY);
+    await coloured.key("BTab");
+    await coloured.waitFor("acceptEdits mode");
+    expect(coloured.rawScreen()).toMatch(/\u001b\[(3[0-9]|9[0-7]|38;)/);
+  });
+});
+
+/** The pid of a running process whose command line is exactly `command`, running in `cwd`. */
+async function waitForProcess(command: string, cwd: string): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+        if (cmdline === command && fs.readlinkSync(`/proc/${entry}/cwd`) === cwd) return Number(entry);
+      } catch {
+        // exited meanwhile
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`no process ${command}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The real CLI in a real terminal: tmux on a private socket, 80×24, keys sent one at a time, the screen read
+ * with capture-pane and polled until the expected text shows (no timing thresholds).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+// The built CLI when it is up to date with the sources, else the sources through tsx (as test/agent/print.test.ts).
+const builtCli = path.join(repoRoot, "dist/cli/main.js");
+export const builtIsFresh = fs.existsSync(builtCli) && fs.statSync(builtCli).mtimeMs >= newestMtime(path.join(repoRoot, "src"));
+export const cliArgs = builtIsFresh ? [builtCli] : ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts")];
+
+function quote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Terminal {
+  private readonly socket = `toolgate-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  readonly exitFile: string;
+
+  constructor(
+    readonly cwd: string,
+    env: Record<string, string>,
+    args: string[],
+    size = { columns: 80, rows: 24 },
+  ) {
+    this.exitFile = path.join(cwd, ".tmux-exit-code");
+    const envPart = Object.entries(env)
+      .map(([k, v]) => `${k}=${quote(v)}`)
+      .join(" ");
+    // The pane outlives the CLI (sleep) so its last screen can still be read after it exits.
+    const command = `cd ${quote(cwd)} && env ${envPart} ${quote(process.execPath)} ${[...cliArgs, ...args].map(quote).join(" ")}; echo $? > ${quote(this.exitFile)}; sleep 600`;
+    this.tmux(["new-session", "-d", "-s", "t", "-x", String(size.columns), "-y", String(size.rows), command]);
+    this.tmux(["set-option", "-t", "t", "history-limit", "5000"]);
+  }
+
+  private tmux(args: string[]): string {
+    return execFileSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8" });
+  }
+
+  /** The visible screen. */
+  screen(): string {
+    return this.tmux(["capture-pane", "-p", "-t", "t"]);
+  }
+
+  /** The visible screen with its escape sequences (colours, attributes). */
+  rawScreen(): string {
+    return this.tmux(["capture-pane", "-e", "-p", "-t", "t"]);
+  }
+
+  /** The scrollback and the screen. */
+  all(): string {
+    return this.tmux(["capture-pane", "-p", "-S", "-5000", "-t", "t"]);
+  }
+
+  /** One key (a tmux key name like Enter, Escape, C-o, BTab, or one character). */
+  async key(name: string): Promise<void> {
+    this.tmux(["send-keys", "-t", "t", name]);
+    await sleep(150);
+  }
+
+  /** Types text one character per send-keys (characters sent before Ink reads them would be lost). */
+  async type(text: string): Promise<void> {
+    for (const ch of text) await this.key(ch === " " ? "Space" : ch === ";" ? "\\;" : ch);
+  }
+
+  /** Polls until `what` is on the screen (or in the scrollback with `all`); throws with the screen after `timeoutMs`. */
+  async waitFor(what: string | RegExp, options: { timeoutMs?: number; all?: boolean } = {}): Promise<string> {
+    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+    for (;;) {
+      const text = options.all ? this.all() : this.screen();
+      if (typeof what === "string" ? text.includes(what) : what.test(text)) return text;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(what)}; the screen:\n${text}`);
+      await sleep(100);
+    }
+  }
+
+  close(): void {
+    try {
+      this.tmux(["kill-server"]);
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -255,6 +255,24 @@ export interface FileWriteObserver {
   afterWrite?(absPath: string, context: ToolUseContext): Promise<string | undefined>;
 }
 
+/** A skill: a folder with a SKILL.md whose body is instructions for one kind of task (see src/tools/Skill). */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  /** The folder; its other files are resources the instructions may point at. */
+  dir: string;
+  /** The SKILL.md. */
+  file: string;
+  scope: "project" | "user";
+  /** `allowed-tools` from the front matter: shown, never granted. */
+  allowedTools?: string[];
+}
+
+/** The skills a session knows, including those found near files written since it started. */
+export interface SkillCatalogAccess {
+  list(): readonly SkillInfo[];
+}
+
 export interface ToolUseContext {
   options: ToolUseContextOptions;
   sessionId: string;
@@ -293,6 +311,8 @@ export interface ToolUseContext {
   models?: ModelAccess;
   /** Who hears about file writes (see FileWriteObserver); the session's list, shared with subagents. */
   fileWriteObservers?: FileWriteObserver[];
+  /** The session's skills (the Skill tool loads from them); absent: the Skill tool reads them from disk. */
+  skills?: SkillCatalogAccess;
 }
 
 export type { PermissionMode };

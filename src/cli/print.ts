@@ -8,6 +8,7 @@ import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/terminat
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
 import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
+import { expandSlashPrompt } from "../agent/commands.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -77,7 +78,10 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       }
     }
 
-    const { provider, system: baseSystem, merged, cwd } = await prepareAgent(session, flags);
+    const { provider, system: baseSystem, merged, cwd, commands, notices } = await prepareAgent(session, flags);
+    if (outputFormat !== "stream-json" || flags.verbose) for (const notice of notices) process.stderr.write(`[toolgate] warning: ${notice}\n`);
+    // `/name args` runs a custom command; any other text, `/etc/hosts …` included, goes to the model as written.
+    if (prompt !== undefined) prompt = expandSlashPrompt(prompt, commands).prompt;
 
     // First Ctrl-C interrupts the model and the tools (the result line still comes); a second one quits.
     const controller = new AbortController();

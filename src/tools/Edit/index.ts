@@ -3,6 +3,7 @@ import { buildTool } from "../../core/buildTool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import { buildStructuredPatch, type StructuredPatchHunk } from "../files/patch.js";
 import { snippetAround, type Snippet } from "../files/snippet.js";
+import { notifyAfterWrite, withWriteNotes } from "../files/observers.js";
 import { fileTarget } from "../files/toolPaths.js";
 import type { MatchStrategy } from "./match.js";
 import { createEditWriter, type EditFileRequest, type PreparedEdit } from "./editFile.js";
@@ -36,6 +37,8 @@ export interface EditOutput {
   shift?: string;
   /** The edited region of the new file, numbered like Read. */
   snippet: Snippet;
+  /** What file-write observers said after the write (new skills, diagnostics), shown to the model. */
+  afterWriteNotes?: string[];
 }
 
 /** How old_string was found, for the result text; nothing for an exact match or a creation. */
@@ -107,14 +110,15 @@ export const EditTool = buildTool({
   // Synchronous from the re-read to the write: nothing else can run in between.
   async call(input, context, _canUseTool, parentMessage) {
     const edit = writer.commit(input, context, parentMessage);
-    return { data: editOutput(input, edit) };
+    const notes = await notifyAfterWrite(context, edit.absPath);
+    return { data: { ...editOutput(input, edit), ...(notes.length ? { afterWriteNotes: notes } : {}) } };
   },
   mapToolResultToToolResultBlockParam(output: EditOutput, toolUseID: string): ToolResultBlockParam {
     if (output.strategy === "create") {
-      return { type: "tool_result", tool_use_id: toolUseID, content: `Created ${output.filePath}:\n${formatSnippet(output.snippet)}` };
+      return { type: "tool_result", tool_use_id: toolUseID, content: withWriteNotes(`Created ${output.filePath}:\n${formatSnippet(output.snippet)}`, output.afterWriteNotes) };
     }
     const count = output.occurrences > 1 ? ` Replaced ${output.occurrences} occurrences.` : "";
     const text = `The file ${output.filePath} has been updated${editOutcomeNote(output.strategy, output.shift)}.${count} The edited region now reads:\n${formatSnippet(output.snippet)}`;
-    return { type: "tool_result", tool_use_id: toolUseID, content: text };
+    return { type: "tool_result", tool_use_id: toolUseID, content: withWriteNotes(text, output.afterWriteNotes) };
   },
 });

@@ -4,6 +4,7 @@ import type { ToolResultBlockParam } from "../../core/messages.js";
 import type { StructuredPatchHunk } from "../files/patch.js";
 import type { Snippet } from "../files/snippet.js";
 import { fileTarget } from "../files/toolPaths.js";
+import { notifyAfterWrite, withWriteNotes } from "../files/observers.js";
 import type { AppliedEdit } from "../Edit/applyEdits.js";
 import { createEditWriter, type EditFileRequest } from "../Edit/editFile.js";
 import { editOutcomeNote, editReport, formatSnippet } from "../Edit/index.js";
@@ -31,6 +32,8 @@ export interface MultiEditOutput {
   originalFile: string | null;
   structuredPatch: StructuredPatchHunk[];
   snippet: Snippet;
+  /** What file-write observers said after the write (new skills, diagnostics), shown to the model. */
+  afterWriteNotes?: string[];
 }
 
 function request(input: MultiEditInput): EditFileRequest {
@@ -61,6 +64,8 @@ export const MultiEditTool = buildTool({
       edits: input.edits.map((e, i) => ({ ...e, ...edit.applied[i] })),
       ...editReport(edit),
     };
+    const afterWriteNotes = await notifyAfterWrite(context, edit.absPath);
+    if (afterWriteNotes.length) output.afterWriteNotes = afterWriteNotes;
     return { data: output };
   },
   mapToolResultToToolResultBlockParam(output: MultiEditOutput, toolUseID: string): ToolResultBlockParam {
@@ -76,6 +81,6 @@ export const MultiEditTool = buildTool({
     const plural = (k: number) => `${k} edit${k === 1 ? "" : "s"}`;
     const head = created ? `Created ${output.filePath} and applied ${plural(n - 1)} to it.` : `Applied ${plural(n)} to ${output.filePath}.`;
     const body = notes.length ? `${head}\n${notes.join("\n")}` : head;
-    return { type: "tool_result", tool_use_id: toolUseID, content: `${body}\nThe changed region now reads:\n${formatSnippet(output.snippet)}` };
+    return { type: "tool_result", tool_use_id: toolUseID, content: withWriteNotes(`${body}\nThe changed region now reads:\n${formatSnippet(output.snippet)}`, output.afterWriteNotes) };
   },
 });

@@ -13,6 +13,7 @@ import { normalizeToLf } from "../files/lineEndings.js";
 import { cellDisplayId, findCellIndex, notebookLanguage, parseNotebook } from "../files/notebook.js";
 import { buildStructuredPatch, diffRange, type StructuredPatchHunk } from "../files/patch.js";
 import { editDenial, fileTarget, missingFileMessage, resolveToolPath } from "../files/toolPaths.js";
+import { notifyAfterWrite, withWriteNotes } from "../files/observers.js";
 import { applyCellEdit, detectJsonLayout, renderEditedNotebook, type EditMode } from "./notebookEdit.js";
 import { NOTEBOOK_EDIT_DESCRIPTION, NOTEBOOK_EDIT_PROMPT } from "./prompt.js";
 
@@ -37,6 +38,8 @@ export interface NotebookEditOutput {
   newSource: string;
   language: string;
   structuredPatch: StructuredPatchHunk[];
+  /** What file-write observers said after the write (new skills, diagnostics), shown to the model. */
+  afterWriteNotes?: string[];
 }
 
 interface PreparedNotebookEdit {
@@ -172,6 +175,8 @@ export const NotebookEditTool = buildTool({
       language: edit.language,
       structuredPatch: buildStructuredPatch(oldLf, newLf, diffRange(oldLf, newLf)),
     };
+    const afterWriteNotes = await notifyAfterWrite(context, edit.absPath);
+    if (afterWriteNotes.length) output.afterWriteNotes = afterWriteNotes;
     return { data: output };
   },
   mapToolResultToToolResultBlockParam(output: NotebookEditOutput, toolUseID: string): ToolResultBlockParam {
@@ -182,6 +187,6 @@ export const NotebookEditTool = buildTool({
         : output.editMode === "insert"
           ? `Inserted a new ${output.cellType} cell with id ${output.cellId} into ${where}.`
           : `Replaced the source of ${output.cellType} cell ${output.cellId} in ${where}${output.cellType === "code" ? "; its outputs were cleared" : ""}.`;
-    return { type: "tool_result", tool_use_id: toolUseID, content: text };
+    return { type: "tool_result", tool_use_id: toolUseID, content: withWriteNotes(text, output.afterWriteNotes) };
   },
 });

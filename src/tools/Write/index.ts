@@ -12,6 +12,7 @@ import { checkStaleness, lookupFileState, staleFileMessage } from "../files/file
 import { dominantLineEnding, normalizeToLf, toLfView, withLineEnding } from "../files/lineEndings.js";
 import { buildStructuredPatch, diffRange, type StructuredPatchHunk } from "../files/patch.js";
 import { editDenial, fileTarget, resolveToolPath } from "../files/toolPaths.js";
+import { notifyAfterWrite, withWriteNotes } from "../files/observers.js";
 import { ORIGINAL_FILE_MAX_CHARS } from "../Edit/index.js";
 import { WRITE_DESCRIPTION, WRITE_PROMPT } from "./prompt.js";
 
@@ -31,6 +32,8 @@ export interface WriteOutput {
   structuredPatch: StructuredPatchHunk[];
   /** The file before the write; null for new files and files over ORIGINAL_FILE_MAX_CHARS. */
   originalFile: string | null;
+  /** What file-write observers said after the write (new skills, diagnostics), shown to the model. */
+  afterWriteNotes?: string[];
 }
 
 interface PreparedWrite {
@@ -133,12 +136,14 @@ export const WriteTool = buildTool({
       structuredPatch: buildStructuredPatch(oldLf, newLf, diffRange(oldLf, newLf)),
       originalFile: write.exists && oldLf.length <= ORIGINAL_FILE_MAX_CHARS ? (write.originalText ?? "") : null,
     };
+    const afterWriteNotes = await notifyAfterWrite(context, write.absPath);
+    if (afterWriteNotes.length) output.afterWriteNotes = afterWriteNotes;
     return { data: output };
   },
   mapToolResultToToolResultBlockParam(output: WriteOutput, toolUseID: string): ToolResultBlockParam {
     const lines = output.content === "" ? 0 : output.content.split("\n").length - (output.content.endsWith("\n") ? 1 : 0);
     const size = `${lines} line${lines === 1 ? "" : "s"}`;
-    if (output.type === "create") return { type: "tool_result", tool_use_id: toolUseID, content: `Created ${output.filePath} (${size}).` };
+    if (output.type === "create") return { type: "tool_result", tool_use_id: toolUseID, content: withWriteNotes(`Created ${output.filePath} (${size}).`, output.afterWriteNotes) };
     let added = 0;
     let removed = 0;
     for (const hunk of output.structuredPatch) {
@@ -148,6 +153,6 @@ export const WriteTool = buildTool({
       }
     }
     const change = added || removed ? `: ${added} line${added === 1 ? "" : "s"} added, ${removed} removed` : ": the content was already identical";
-    return { type: "tool_result", tool_use_id: toolUseID, content: `Updated ${output.filePath} (now ${size}${change}).` };
+    return { type: "tool_result", tool_use_id: toolUseID, content: withWriteNotes(`Updated ${output.filePath} (now ${size}${change}).`, output.afterWriteNotes) };
   },
 });

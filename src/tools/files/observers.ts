@@ -21,3 +21,8 @@ export async function notifyAfterWrite(context: ToolUseContext, absPath: string)
   const notes = await Promise.all(observers.map((o) => settle(() => o.afterWrite?.(absPath, context))));
   return notes.filter((n): n is string => typeof n === "string" && n.length > 0);
 }
+
+/** A writer's result text followed by what the observers said after the write. */
+export function withWriteNotes(text: string, notes: readonly string[] | undefined): string {
+  return notes?.length ? `${text}\n\n${notes.join("\n\n")}` : text;
+}

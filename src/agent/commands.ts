@@ -100,6 +100,29 @@ function toolList(value: unknown): string[] | undefined | false {
   return false;
 }
 
+/** YAML errors draw the offending line under the message: a problem stays one line. */
+function firstLine(message: string): string {
+  return message.split(/\r?\n/)[0].replace(/:$/, "");
+}
+
+/**
+ * Claude Code's own examples write `argument-hint: [pr-number] [priority]`, which YAML rejects (a list followed
+ * by more text). When the front matter does not parse, that one value is read as the text it was meant to be.
+ */
+function parseCommandFile(text: string): ReturnType<typeof parseFrontMatter> {
+  try {
+    return parseFrontMatter(text);
+  } catch (err) {
+    const quoted = text.replace(/^(argument-hint:[ \t]*)(\[[^\r\n]*?)[ \t]*$/m, (_line, key: string, value: string) => `${key}${JSON.stringify(value)}`);
+    if (quoted === text) throw err;
+    try {
+      return parseFrontMatter(quoted);
+    } catch {
+      throw err;
+    }
+  }
+}
+
 function readCommand(root: string, relative: string, scope: CustomCommand["scope"]): CustomCommand | string {
   const file = path.join(root, relative);
   const bad = (message: string) => `${file}: ${message}; the command was skipped`;
@@ -117,9 +140,9 @@ function readCommand(root: string, relative: string, scope: CustomCommand["scope
   if (stat.size > MAX_COMMAND_FILE_BYTES) return bad(`${stat.size} bytes, more than the ${MAX_COMMAND_FILE_BYTES} a command file may have`);
   let doc;
   try {
-    doc = parseFrontMatter(fs.readFileSync(file, "utf8"));
+    doc = parseCommandFile(fs.readFileSync(file, "utf8"));
   } catch (err) {
-    return bad((err as Error).message);
+    return bad(firstLine((err as Error).message));
   }
   const { attributes, body } = doc;
   const description = text(attributes.description);
@@ -133,14 +156,14 @@ function readCommand(root: string, relative: string, scope: CustomCommand["scope
   if (!body.trim()) return bad("it has no prompt after the front matter");
   const name = segments[segments.length - 1];
   const namespace = segments.length > 1 ? segments.slice(0, -1).join(":") : undefined;
-  const firstLine = body.split(/\r?\n/).find((l) => l.trim() !== "")!.replace(/^#+\s*/, "").trim();
+  const heading = body.split(/\r?\n/).find((l) => l.trim() !== "")!.replace(/^#+\s*/, "").trim();
   return {
     name,
     qualifiedName: segments.join(":"),
     ...(namespace ? { namespace } : {}),
     scope,
     file,
-    description: (description ?? "").replace(/\s+/g, " ").trim() || (firstLine.length > MAX_DESCRIPTION_CHARS ? `${firstLine.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : firstLine),
+    description: (description ?? "").replace(/\s+/g, " ").trim() || (heading.length > MAX_DESCRIPTION_CHARS ? `${heading.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : heading),
     ...(hint ? { argumentHint: hint } : {}),
     ...(tools?.length ? { allowedTools: tools } : {}),
     ...(model ? { model } : {}),

@@ -108,7 +108,8 @@ export async function readSkillFile(dir: string, scope: SkillInfo["scope"]): Pro
   try {
     doc = parseFrontMatter(text);
   } catch (err) {
-    return bad((err as Error).message);
+    // YAML errors draw the offending line under the message: a problem stays one line.
+    return bad((err as Error).message.split(/\r?\n/)[0].replace(/:$/, ""));
   }
   const { attributes, body } = doc;
   const rawName = attributes.name ?? path.basename(dir);

@@ -125,7 +125,7 @@ describe("skills in toolgate -p", () => {
 
 describe("custom slash commands in toolgate -p", () => {
   for (const provider of ["anthropic", "openai"] as const) {
-    it(`${provider}: /name args sends the expanded command; an unknown /word and a path are sent as written`, async () => {
+    it(`${provider}: /name args sends the expanded command; an unknown /word is sent as written`, async () => {
       const p = project();
       write(path.join(p.dir, ".claude/commands/git/summarize.md"), "---\ndescription: Summarise a folder\nargument-hint: [folder] [tone]\n---\nSummarise the files in $1 in a $2 tone. (asked: $ARGUMENTS)\n");
       write(path.join(p.home, "commands/hello.md"), "Say hello.\n");

@@ -232,11 +232,12 @@ export function loadCustomCommands(locations: CommandLocations): CustomCommands 
 
 /**
  * A prompt that starts with `/name` of a custom command becomes the command's prompt; anything else (an unknown
- * `/word`, a path such as `/etc/hosts`) is sent as written.
+ * `/word`, a path such as `/etc/hosts`, a built-in command the caller names) is returned as written.
  */
-export function expandSlashPrompt(prompt: string, commands: CustomCommands): { prompt: string; command?: CustomCommand } {
+export function expandSlashPrompt(prompt: string, commands: CustomCommands, options: { builtin?: readonly string[] } = {}): { prompt: string; command?: CustomCommand } {
   const parsed = parseSlashCommand(prompt);
-  const command = parsed && commands.find(parsed.name);
-  if (!parsed || !command) return { prompt };
+  if (!parsed || options.builtin?.includes(parsed.name)) return { prompt };
+  const command = commands.find(parsed.name);
+  if (!command) return { prompt };
   return { prompt: expandCommand(command, parsed.args), command };
 }

@@ -81,7 +81,8 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     const { provider, system: baseSystem, merged, cwd, commands, notices } = await prepareAgent(session, flags);
     if (outputFormat !== "stream-json" || flags.verbose) for (const notice of notices) process.stderr.write(`[toolgate] warning: ${notice}\n`);
     // `/name args` runs a custom command; any other text, `/etc/hosts …` included, goes to the model as written.
-    if (prompt !== undefined) prompt = expandSlashPrompt(prompt, commands).prompt;
+    // -p's own `/compact` (headless.ts) wins over a custom command of that name.
+    if (prompt !== undefined) prompt = expandSlashPrompt(prompt, commands, { builtin: ["compact"] }).prompt;
 
     // First Ctrl-C interrupts the model and the tools (the result line still comes); a second one quits.
     const controller = new AbortController();

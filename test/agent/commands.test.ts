@@ -137,6 +137,10 @@ describe("custom slash commands", () => {
     expect(expandSlashPrompt("/unknown thing", commands)).toEqual({ prompt: "/unknown thing" });
     expect(expandSlashPrompt("/etc/hosts is broken", commands)).toEqual({ prompt: "/etc/hosts is broken" });
     expect(expandSlashPrompt("please /explain x", commands)).toEqual({ prompt: "please /explain x" });
+    write(path.join(l.cwd, ".claude/commands/compact.md"), "Custom compact.\n");
+    const withCompact = load(l);
+    expect(expandSlashPrompt("/compact focus", withCompact).prompt).toBe("Custom compact.\n\nARGUMENTS: focus".trim());
+    expect(expandSlashPrompt("/compact focus", withCompact, { builtin: ["compact"] })).toEqual({ prompt: "/compact focus" });
     expect(parseSlashCommand("/frontend:test a b")).toEqual({ name: "frontend:test", args: "a b" });
     expect(parseSlashCommand("/")).toBeUndefined();
   });

@@ -197,8 +197,8 @@ export async function loadSkillCatalog(locations: SkillLocations): Promise<Skill
     { root: path.join(locations.home, "skills"), scope: "user" },
     { root: path.join(userHome, ".claude", "skills"), scope: "user" },
   ];
-  const seenRoots = new Set<string>();
-  const scans = roots.filter(({ root }) => !seenRoots.has(root) && seenRoots.add(root));
+  // A root met twice (the working directory is the home directory) counts once, as the project's.
+  const scans = roots.filter(({ root }, i) => roots.findIndex((r) => r.root === root) === i);
   for (const results of await Promise.all(scans.map(({ root, scope }) => scanRoot(root, scope)))) take(results);
 
   const discover = async (absPath: string): Promise<SkillInfo[]> => {

@@ -88,6 +88,14 @@ describe("the skills catalog", () => {
     expect(names(catalog.list())).toEqual(["here"]);
   });
 
+  it("working in the home directory, ~/.claude/skills counts once, as the project's", async () => {
+    const userHome = tempDir("toolgate-skills-home-");
+    write(path.join(userHome, ".claude/skills/once/SKILL.md"), skillFile("once", "Only once."));
+    const catalog = await loadSkillCatalog({ cwd: userHome, home: path.join(userHome, ".toolgate"), userHome });
+    expect(catalog.list().map((s) => [s.name, s.scope])).toEqual([["once", "project"]]);
+    expect(catalog.problems).toEqual([]);
+  });
+
   it("on a name clash the project wins over the user, the nearest folder and .toolgate win, and each clash is reported", async () => {
     const l = layout();
     write(path.join(l.cwd, ".toolgate/skills/deploy/SKILL.md"), skillFile("deploy", "Project toolgate deploy."));

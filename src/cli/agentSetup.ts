@@ -71,8 +71,11 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const skills = await loadSkillCatalog(locations);
   const skillsOn = session.context.options.tools.some((t) => t.name === SKILL_TOOL_NAME);
   if (skillsOn) {
+    // The observer list is shared with subagents: changed in place, and a catalog from an earlier call replaced.
+    const observers = (session.context.fileWriteObservers ??= []);
+    const earlier = observers.findIndex((o) => o === session.context.skills);
+    observers.splice(earlier >= 0 ? earlier : observers.length, earlier >= 0 ? 1 : 0, skills);
     session.context.skills = skills;
-    (session.context.fileWriteObservers ??= []).push(skills);
   }
   const listing = skillsOn ? formatSkillListing(skills.list(), listingBudgetFor(getModelInfo(provider.model, readModelOverrides(merged)).contextWindow)) : undefined;
   const commands = loadCustomCommands(locations);

@@ -138,6 +138,20 @@ function readCommand(root: string, relative: string, scope: CustomCommand["scope
   // A FIFO or a device would block or never end.
   if (!stat.isFile()) return bad("not a regular file");
   if (stat.size > MAX_COMMAND_FILE_BYTES) return bad(`${stat.size} bytes, more than the ${MAX_COMMAND_FILE_BYTES} a command file may have`);
+  // A cloned repository must not turn a link to a secret into a command (see linksOutside for skills).
+  if (scope === "project") {
+    const owner = path.resolve(root, "..", "..");
+    let real: string;
+    let realOwner: string;
+    try {
+      real = fs.realpathSync(file);
+      realOwner = fs.realpathSync(owner);
+    } catch {
+      return bad("its real path cannot be resolved");
+    }
+    const relative = path.relative(realOwner, real);
+    if (relative.startsWith("..") || path.isAbsolute(relative)) return bad(`it links to ${real}, outside ${owner}, and a project's skills and commands must stay inside it`);
+  }
   let doc;
   try {
     doc = parseCommandFile(fs.readFileSync(file, "utf8"));

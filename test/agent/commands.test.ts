@@ -112,8 +112,12 @@ describe("custom slash commands", () => {
     write(path.join(dir, "notes.txt"), "not markdown\n");
     fs.symlinkSync("/dev/zero", path.join(dir, "zero.md"));
     fs.symlinkSync(path.join(l.root, "missing.md"), path.join(dir, "dangling.md"));
+    write(path.join(l.root, "secret.txt"), "AKIA-SECRET\n");
+    fs.symlinkSync(path.join(l.root, "secret.txt"), path.join(dir, "leak.md"));
+    write(path.join(l.cwd, "docs/inside.md"), "Inside.\n");
+    fs.symlinkSync(path.join(l.cwd, "docs/inside.md"), path.join(dir, "inside.md"));
     const commands = load(l);
-    expect(commands.commands.map((c) => c.name)).toEqual(["good"]);
+    expect(commands.commands.map((c) => c.name)).toEqual(["good", "inside"]);
     const problem = (file: string) => commands.problems.find((p) => p.startsWith(path.join(dir, file)));
     expect(problem("unclosed.md")).toContain("no closing ---");
     expect(problem("list.md")).toContain("not a set of");
@@ -124,7 +128,8 @@ describe("custom slash commands", () => {
     expect(problem("bad name.md")).toContain("cannot be part of a command name");
     expect(problem("zero.md")).toContain("not a regular file");
     expect(problem("dangling.md")).toContain("cannot be read");
-    expect(commands.problems).toHaveLength(9);
+    expect(problem("leak.md")).toContain(`it links to ${path.join(l.root, "secret.txt")}, outside`);
+    expect(commands.problems).toHaveLength(10);
     for (const p of commands.problems) expect(p).not.toContain("\n");
   });
 

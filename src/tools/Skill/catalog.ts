@@ -87,6 +87,21 @@ function toolList(value: unknown): string[] | undefined | { error: string } {
 }
 
 /**
+ * A project's files are not the user's own choice: a cloned repository could link `SKILL.md` to
+ * `~/.aws/credentials` and have it listed to the model. So a project file must resolve, symlinks followed,
+ * inside the directory whose `.toolgate`/`.claude` folder holds it. The reason it does not, else undefined.
+ */
+export async function linksOutside(file: string, owner: string): Promise<string | undefined> {
+  try {
+    const [real, realOwner] = await Promise.all([fs.realpath(file), fs.realpath(owner)]);
+    if (isInside(real, realOwner)) return undefined;
+    return `it links to ${real}, outside ${owner}, and a project's skills and commands must stay inside it`;
+  } catch (err) {
+    return `its real path cannot be resolved (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+  }
+}
+
+/**
  * Reads and checks one skill's SKILL.md. Never throws: a bad file is a problem line, a folder without a
  * SKILL.md is nothing.
  */
@@ -98,6 +113,10 @@ export async function readSkillFile(dir: string, scope: SkillInfo["scope"]): Pro
   // A FIFO or device would block or never end: only regular files are read.
   if (!stat.isFile()) return bad("not a regular file");
   if (stat.size > MAX_SKILL_FILE_BYTES) return bad(`${stat.size} bytes, more than the ${MAX_SKILL_FILE_BYTES} a SKILL.md may have`);
+  if (scope === "project") {
+    const escape = await linksOutside(file, path.resolve(dir, "..", "..", ".."));
+    if (escape) return bad(escape);
+  }
   let text: string;
   try {
     text = await fs.readFile(file, "utf8");
@@ -136,7 +155,7 @@ async function scanRoot(root: string, scope: SkillInfo["scope"]): Promise<Array<
   const results = await Promise.all(
     entries.map(async (entry) => {
       const dir = path.join(root, entry);
-      // Symlinked skill folders are followed (stat, not lstat): a user may link a shared skills checkout.
+      // Symlinked skill folders are followed (a user may link a shared checkout); a project's must stay inside it.
       const stat = await statIfExists(dir);
       if (!stat?.isDirectory()) return undefined;
       return (await readSkillFile(dir, scope)).loaded;

@@ -149,6 +149,40 @@ describe("the skills catalog", () => {
     expect(catalog.problems).toHaveLength(11);
   });
 
+  it("refuses a project SKILL.md that links outside its project (a cloned repository pointing at a secret), not a user's", async () => {
+    const l = layout();
+    const secret = write(path.join(l.root, "secret.txt"), "---\ndescription: AKIA-SECRET-KEY\n---\ntoken\n");
+    const skills = path.join(l.cwd, ".claude/skills");
+    fs.mkdirSync(path.join(skills, "leak"), { recursive: true });
+    fs.symlinkSync(secret, path.join(skills, "leak/SKILL.md"));
+    fs.mkdirSync(path.join(skills, "relative-leak"), { recursive: true });
+    fs.symlinkSync(path.relative(path.join(skills, "relative-leak"), secret), path.join(skills, "relative-leak/SKILL.md"));
+    write(path.join(l.root, "elsewhere/linked/SKILL.md"), skillFile("linked", "A folder outside the project."));
+    fs.symlinkSync(path.join(l.root, "elsewhere/linked"), path.join(skills, "linked"));
+    // Inside the project a link is fine.
+    write(path.join(l.cwd, "docs/inside.md"), skillFile("inside", "Kept in docs."));
+    fs.mkdirSync(path.join(skills, "inside"));
+    fs.symlinkSync(path.join(l.cwd, "docs/inside.md"), path.join(skills, "inside/SKILL.md"));
+    // The user's own skills may link anywhere.
+    fs.mkdirSync(path.join(l.home, "skills"), { recursive: true });
+    fs.symlinkSync(path.join(l.root, "elsewhere/linked"), path.join(l.home, "skills/linked-by-user"));
+
+    const catalog = await loadSkillCatalog({ cwd: l.cwd, home: l.home, userHome: l.userHome });
+    expect(catalog.list().map((s) => [s.name, s.scope])).toEqual([["inside", "project"], ["linked", "user"]]);
+    for (const folder of ["leak", "relative-leak", "linked"]) {
+      expect(catalog.problems.find((p) => p.startsWith(path.join(skills, folder, "SKILL.md")))).toContain("outside");
+    }
+    expect(JSON.stringify(catalog.list())).not.toContain("AKIA");
+
+    // Swapped for a link after the session started: the Skill tool refuses it too.
+    fs.rmSync(path.join(skills, "inside/SKILL.md"));
+    fs.symlinkSync(secret, path.join(skills, "inside/SKILL.md"));
+    const { result } = await runOne("Skill", { skill: "inside" }, context(l, { catalog }), approveAll);
+    expect(result.block.is_error).toBe(true);
+    expect(resultText(result)).toContain("outside");
+    expect(resultText(result)).not.toContain("token");
+  });
+
   it("takes the name from the folder and the description from the first paragraph when the front matter has none", async () => {
     const l = layout();
     write(path.join(l.cwd, ".claude/skills/pdf-forms/SKILL.md"), "# Filling PDF forms\n\nUse pdftk.\n");

@@ -51,6 +51,7 @@ export interface CommandLocations {
 const COMMAND_FOLDERS = [path.join(".toolgate", "commands"), path.join(".claude", "commands")] as const;
 const MAX_COMMAND_FILE_BYTES = 256 * 1024;
 const MAX_DEPTH = 5;
+const MAX_FILES_PER_ROOT = 1_000;
 const NAME_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MAX_DESCRIPTION_CHARS = 100;
 
@@ -210,7 +211,12 @@ export function loadCustomCommands(locations: CommandLocations): CustomCommands 
   for (const { root, scope } of roots) {
     if (seenRoots.has(root)) continue;
     seenRoots.add(root);
-    for (const relative of markdownFiles(root)) {
+    let files = markdownFiles(root);
+    if (files.length > MAX_FILES_PER_ROOT) {
+      problems.push(`${root}: ${files.length} command files; only the first ${MAX_FILES_PER_ROOT} were loaded`);
+      files = files.slice(0, MAX_FILES_PER_ROOT);
+    }
+    for (const relative of files) {
       const loaded = readCommand(root, relative, scope);
       if (typeof loaded === "string") {
         problems.push(loaded);

@@ -22,6 +22,9 @@ export const MAX_SKILL_FILE_BYTES = 256 * 1024;
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 /** Directories whose contents are not the user's own: a file written there does not pull in skills. */
 const FOREIGN_DIRECTORIES = new Set(["node_modules", ".git"]);
+/** Entries of one skills folder looked at; more are reported, not read. */
+const MAX_FOLDERS_PER_ROOT = 1_000;
+const SCAN_PARALLELISM = 32;
 /** How long discovery may hold back a writer's result; a slower scan still completes and adds its skills. */
 const DISCOVERY_DEADLINE_MS = 1_000;
 
@@ -152,15 +155,26 @@ async function scanRoot(root: string, scope: SkillInfo["scope"]): Promise<Array<
   } catch {
     return [];
   }
-  const results = await Promise.all(
-    entries.map(async (entry) => {
-      const dir = path.join(root, entry);
-      // Symlinked skill folders are followed (a user may link a shared checkout); a project's must stay inside it.
-      const stat = await statIfExists(dir);
-      if (!stat?.isDirectory()) return undefined;
-      return (await readSkillFile(dir, scope)).loaded;
-    }),
-  );
+  const results: Loaded[] = [];
+  if (entries.length > MAX_FOLDERS_PER_ROOT) {
+    results.push({ problem: `${root}: ${entries.length} entries; only the first ${MAX_FOLDERS_PER_ROOT} (in name order) were looked at` });
+    entries = entries.slice(0, MAX_FOLDERS_PER_ROOT);
+  }
+  // In slices, so a folder of thousands of skills cannot run out of file descriptors.
+  for (let start = 0; start < entries.length; start += SCAN_PARALLELISM) {
+    const slice = entries.slice(start, start + SCAN_PARALLELISM);
+    results.push(
+      ...(await Promise.all(
+        slice.map(async (entry) => {
+          const dir = path.join(root, entry);
+          // Symlinked skill folders are followed (a user may link a shared checkout); a project's must stay inside it.
+          const stat = await statIfExists(dir);
+          if (!stat?.isDirectory()) return undefined;
+          return (await readSkillFile(dir, scope)).loaded;
+        }),
+      )),
+    );
+  }
   return results.filter((r): r is Exclude<Loaded, undefined> => r !== undefined);
 }
 

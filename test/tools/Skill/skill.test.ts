@@ -183,6 +183,17 @@ describe("the skills catalog", () => {
     expect(resultText(result)).not.toContain("token");
   });
 
+  it("looks at no more than 1,000 entries of one skills folder, and says so", async () => {
+    const l = layout();
+    const skills = path.join(l.cwd, ".claude/skills");
+    for (let i = 0; i < 1_005; i++) write(path.join(skills, `s${String(i).padStart(4, "0")}/SKILL.md`), skillFile(`s${String(i).padStart(4, "0")}`, `Skill ${i}.`));
+    const catalog = await loadSkillCatalog({ cwd: l.cwd, home: l.home, userHome: l.userHome });
+    expect(catalog.list()).toHaveLength(1_000);
+    expect(catalog.find("s0999")).toBeDefined();
+    expect(catalog.find("s1000")).toBeUndefined();
+    expect(catalog.problems).toEqual([`${skills}: 1005 entries; only the first 1000 (in name order) were looked at`]);
+  });
+
   it("takes the name from the folder and the description from the first paragraph when the front matter has none", async () => {
     const l = layout();
     write(path.join(l.cwd, ".claude/skills/pdf-forms/SKILL.md"), "# Filling PDF forms\n\nUse pdftk.\n");

@@ -13,6 +13,7 @@ import { repairHistory } from "../agent/history.js";
 import { loadCustomCommands, type CustomCommands } from "../agent/commands.js";
 import { formatSkillListing, listingBudgetFor, loadSkillCatalog } from "../tools/Skill/catalog.js";
 import { SKILL_TOOL_NAME } from "../tools/Skill/prompt.js";
+import { readDenial } from "../tools/files/toolPaths.js";
 import type { Message } from "../core/messages.js";
 import type { Session, SessionOptions } from "../session/index.js";
 import { getToolgateHome } from "../util/home.js";
@@ -77,7 +78,9 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
     observers.splice(earlier >= 0 ? earlier : observers.length, earlier >= 0 ? 1 : 0, skills);
     session.context.skills = skills;
   }
-  const listing = skillsOn ? formatSkillListing(skills.list(), listingBudgetFor(getModelInfo(provider.model, readModelOverrides(merged)).contextWindow)) : undefined;
+  // A skill whose SKILL.md a Read rule denies cannot be loaded, so it is not offered either.
+  const offered = skills.list().filter((s) => !readDenial(s.file, session.context));
+  const listing = skillsOn ? formatSkillListing(offered, listingBudgetFor(getModelInfo(provider.model, readModelOverrides(merged)).contextWindow)) : undefined;
   const commands = loadCustomCommands(locations);
   const system = buildSystemPrompt({
     environment: await readEnvironment(cwd),

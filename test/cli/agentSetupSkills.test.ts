@@ -12,9 +12,9 @@ function write(file: string, content: string): void {
   fs.writeFileSync(file, content);
 }
 
-async function sessionIn(cwd: string, home: string, tools = getBuiltinTools()) {
+async function sessionIn(cwd: string, home: string, tools = getBuiltinTools(), disallowedTools: string[] = []) {
   const env = { ...process.env, TOOLGATE_HOME: home, HOME: path.join(home, "user"), TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json"), ANTHROPIC_API_KEY: "test", TOOLGATE_PROVIDER: "" };
-  return createSession({ cwd, home, env, tools, sandbox: false, mcpConfigFiles: [] });
+  return createSession({ cwd, home, env, tools, sandbox: false, mcpConfigFiles: [], disallowedTools });
 }
 
 describe("prepareAgent with skills and custom commands", () => {
@@ -38,6 +38,22 @@ describe("prepareAgent with skills and custom commands", () => {
       await prepareAgent(session, {});
       expect(session.context.fileWriteObservers).toHaveLength(1);
       expect(session.context.fileWriteObservers![0]).toBe(session.context.skills);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("does not offer a skill whose SKILL.md a Read rule denies", async () => {
+    const cwd = tempDir();
+    const home = tempDir("toolgate-home-");
+    write(path.join(cwd, ".claude/skills/open/SKILL.md"), "---\ndescription: Open to all.\n---\nx\n");
+    write(path.join(cwd, ".claude/skills/private/SKILL.md"), "---\ndescription: Private notes.\n---\nx\n");
+    const session = await sessionIn(cwd, home, getBuiltinTools(), [`Read(/${cwd}/.claude/skills/private/**)`]);
+    try {
+      const prepared = await prepareAgent(session, {});
+      const listing = prepared.system.find((s) => s.startsWith("<skills>"))!;
+      expect(listing).toContain("- open: Open to all.");
+      expect(listing).not.toContain("private");
     } finally {
       await session.close();
     }

@@ -187,9 +187,14 @@ function hasForeignSegment(dir: string, root: string): boolean {
   return path.relative(root, dir).split(path.sep).some((segment) => FOREIGN_DIRECTORIES.has(segment));
 }
 
-function formatDiscovered(skills: readonly SkillInfo[], near: string): string {
-  const lines = skills.map((s) => `- ${s.name}: ${truncate(s.description, DEFAULT_DESCRIPTION_CHARS)}`);
-  return `Skills were found near ${near}. Load one with the Skill tool when the task matches its description:\n${lines.join("\n")}`;
+function formatDiscovered(skills: readonly SkillInfo[], problems: readonly string[], near: string): string {
+  const parts: string[] = [];
+  if (skills.length) {
+    const lines = skills.map((s) => `- ${s.name}: ${truncate(s.description, DEFAULT_DESCRIPTION_CHARS)}`);
+    parts.push(`Skills were found near ${near}. Load one with the Skill tool when the task matches its description:\n${lines.join("\n")}`);
+  }
+  if (problems.length) parts.push(`Skill files near ${near} could not be used:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+  return parts.join("\n");
 }
 
 export async function loadSkillCatalog(locations: SkillLocations): Promise<SkillCatalog> {
@@ -269,12 +274,15 @@ export async function loadSkillCatalog(locations: SkillLocations): Promise<Skill
     },
     discoverNear: discover,
     async afterWrite(absPath: string, context: ToolUseContext) {
+      // Writers run one at a time, so the problems added from here on are this scan's.
+      const problemsBefore = problems.length;
       const scan = discover(absPath).catch(() => [] as SkillInfo[]);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<SkillInfo[]>((resolve) => (timer = setTimeout(() => resolve([]), DISCOVERY_DEADLINE_MS)));
       const found = await Promise.race([scan, late]).finally(() => clearTimeout(timer));
-      if (!found.length) return undefined;
-      return formatDiscovered(found, path.relative(context.getCwd(), absPath) || absPath);
+      const newProblems = problems.slice(problemsBefore);
+      if (!found.length && !newProblems.length) return undefined;
+      return formatDiscovered(found, newProblems, path.relative(context.getCwd(), absPath) || absPath);
     },
   };
 }

@@ -367,6 +367,16 @@ describe("discovery after a write", () => {
     expect(resultText(second.result)).not.toContain("Skills were found");
   });
 
+  it("a bad SKILL.md found after a write is named in the result, so the model can fix it", async () => {
+    const l = layout();
+    write(path.join(l.cwd, "pkg/.claude/skills/half/SKILL.md"), "---\nname: half\n");
+    const catalog = await loadSkillCatalog({ cwd: l.cwd, home: l.home, userHome: l.userHome });
+    const { result } = await runOne("Write", { file_path: "pkg/a.txt", content: "x\n" }, context(l, { catalog }), approveAll);
+    expect(result.outcome).toBe("success");
+    expect(resultText(result)).toContain(`Skill files near ${path.join("pkg/a.txt")} could not be used:\n- ${path.join(l.cwd, "pkg/.claude/skills/half/SKILL.md")}: the front matter`);
+    expect(resultText(result)).not.toContain("Skills were found");
+  });
+
   it("a Write outside the project, or under node_modules, discovers nothing", async () => {
     const l = layout();
     write(path.join(l.root, "elsewhere/.claude/skills/foreign/SKILL.md"), skillFile("foreign", "Not this project's."));

@@ -15,15 +15,21 @@ export function splitArguments(text: string): string[] {
 }
 
 const PLACEHOLDER = /\$ARGUMENTS\b|\$([1-9])(?!\d)/g;
+const WHOLE_ONLY = /\$ARGUMENTS\b/g;
 
-export function expandArguments(template: string, argsText: string): string {
+/**
+ * `positional: false` leaves `$1`..`$9` alone: skills often hold shell snippets (`awk '{print $1}'`) whose
+ * `$1` is not an argument.
+ */
+export function expandArguments(template: string, argsText: string, options: { positional?: boolean } = {}): string {
   const args = argsText.trim();
   const words = splitArguments(args);
   let used = false;
   // One pass, so an argument containing `$1` or `$ARGUMENTS` is never expanded again.
-  const expanded = template.replace(PLACEHOLDER, (_whole, index: string | undefined) => {
+  const expanded = template.replace(options.positional === false ? WHOLE_ONLY : PLACEHOLDER, (_whole, index: unknown) => {
     used = true;
-    return index === undefined ? args : (words[Number(index) - 1] ?? "");
+    // Without a capture group (WHOLE_ONLY) the second argument is the match's offset, not a digit.
+    return typeof index === "string" ? (words[Number(index) - 1] ?? "") : args;
   });
   if (used || args === "") return expanded;
   return `${expanded.replace(/\s*$/, "")}\n\nARGUMENTS: ${args}`;

@@ -35,6 +35,8 @@ describe("prompt arguments", () => {
     expect(expandArguments("$10 stays", "a")).toBe("$10 stays\n\nARGUMENTS: a");
     expect(expandArguments("No placeholders.\n", "look at x")).toBe("No placeholders.\n\nARGUMENTS: look at x");
     expect(expandArguments("No placeholders.", "")).toBe("No placeholders.");
+    expect(expandArguments("awk '{print $1}' on $ARGUMENTS", "f.txt", { positional: false })).toBe("awk '{print $1}' on f.txt");
+    expect(expandArguments("awk '{print $1}'", "f.txt", { positional: false })).toBe("awk '{print $1}'\n\nARGUMENTS: f.txt");
     // An argument that looks like a placeholder is text, not a second expansion.
     expect(expandArguments("A: $1, B: $2, all: $ARGUMENTS", "$2 $ARGUMENTS")).toBe("A: $2, B: $ARGUMENTS, all: $2 $ARGUMENTS");
   });

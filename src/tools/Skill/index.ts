@@ -172,7 +172,7 @@ export const SkillTool = buildTool<SkillInput, SkillOutput>({
         scope: skill.scope,
         dir: skill.dir,
         file: skill.file,
-        body: input.args === undefined ? body : expandArguments(body, input.args),
+        body: input.args === undefined ? body : expandArguments(body, input.args, { positional: false }),
         resources,
         moreResources: more,
         ...(skill.allowedTools ? { allowedTools: skill.allowedTools } : {}),

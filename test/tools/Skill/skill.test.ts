@@ -256,7 +256,7 @@ describe("the Skill tool through the pipeline", () => {
   async function withSkills() {
     const l = layout();
     const dir = path.join(l.cwd, ".claude/skills/release-notes");
-    write(path.join(dir, "SKILL.md"), skillFile("release-notes", "Write release notes from the git log.", "Write notes for version $1.\nScope: $ARGUMENTS\nSee template.md and scripts/collect.sh.\n", "allowed-tools: Bash(git log:*)\n"));
+    write(path.join(dir, "SKILL.md"), skillFile("release-notes", "Write release notes from the git log.", "Write notes for $ARGUMENTS.\nList authors with: git log | awk '{print $1}'\nSee template.md and scripts/collect.sh.\n", "allowed-tools: Bash(git log:*)\n"));
     write(path.join(dir, "template.md"), "# Release $VERSION\n");
     write(path.join(dir, "scripts/collect.sh"), "git log\n");
     write(path.join(l.cwd, ".claude/skills/release-check/SKILL.md"), skillFile("release-check", "Check a release."));
@@ -273,7 +273,8 @@ describe("the Skill tool through the pipeline", () => {
     expect(text).toContain(`Loaded the skill "release-notes" from ${path.join(dir, "SKILL.md")}`);
     expect(text).toContain(`relative to the skill's folder ${dir}`);
     expect(text).toContain(`Files in that folder (read them with Read when the instructions call for them): template.md, ${path.join("scripts", "collect.sh")}.`);
-    expect(text).toContain("<skill-instructions>\nWrite notes for version 2.1.\nScope: 2.1 backend\nSee template.md");
+    // Only $ARGUMENTS is filled in a skill: the $1 of a shell snippet stays.
+    expect(text).toContain("<skill-instructions>\nWrite notes for 2.1 backend.\nList authors with: git log | awk '{print $1}'\nSee template.md");
     expect(text).toContain("Bash(git log:*)");
     expect(text).not.toContain("name: release-notes");
   });

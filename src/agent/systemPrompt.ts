@@ -22,6 +22,8 @@ export interface SystemPromptParts {
   systemPrompt?: string;
   /** `--append-system-prompt`: added at the end. */
   appendSystemPrompt?: string;
+  /** Sections other parts contribute (the skills listing), after the instructions. */
+  extraSections?: readonly string[];
 }
 
 /** The prompt as sections, so a provider can cache the stable head apart from the rest. */
@@ -29,6 +31,7 @@ export function buildSystemPrompt(parts: SystemPromptParts): string[] {
   const sections = [parts.systemPrompt ?? BASE_PROMPT, `<environment>\n${formatEnvironment(parts.environment)}\n</environment>`];
   const instructions = formatProjectInstructions(parts.instructions);
   if (instructions) sections.push(instructions);
+  sections.push(...(parts.extraSections ?? []));
   if (parts.appendSystemPrompt) sections.push(parts.appendSystemPrompt);
   return sections;
 }

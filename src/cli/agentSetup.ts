@@ -2,7 +2,7 @@
  * What `-p` and the interactive UI share when they start the agent: the session to resume, the provider and
  * the model access tools use, the system prompt, the SessionStart hooks, the transcript.
  */
-import { createProvider, resolveProviderConfig, type Provider, type ProviderName } from "../providers/index.js";
+import { createProvider, getModelInfo, readModelOverrides, resolveProviderConfig, type Provider, type ProviderName } from "../providers/index.js";
 import { createModelAccess } from "../agent/modelAccess.js";
 import { findProjectInstructions } from "../agent/instructions.js";
 import { readEnvironment } from "../agent/environment.js";
@@ -10,6 +10,10 @@ import { buildSystemPrompt } from "../agent/systemPrompt.js";
 import { findSession, loadTranscript, openTranscript, pruneSessions, SessionNotFoundError, type LoadedTranscript, type TranscriptWriter } from "../agent/transcript.js";
 import { readCleanupPeriodDays } from "../agent/settingsSection.js";
 import { repairHistory } from "../agent/history.js";
+import { loadCustomCommands, type CustomCommands } from "../agent/commands.js";
+import { formatSkillListing, listingBudgetFor, loadSkillCatalog } from "../tools/Skill/catalog.js";
+import { SKILL_TOOL_NAME } from "../tools/Skill/prompt.js";
+import { readDenial } from "../tools/files/toolPaths.js";
 import type { Message } from "../core/messages.js";
 import type { Session, SessionOptions } from "../session/index.js";
 import { getToolgateHome } from "../util/home.js";
@@ -55,6 +59,10 @@ export interface PreparedAgent {
   cwd: string;
   /** OpenTelemetry, when TOOLGATE_ENABLE_TELEMETRY is set (already on `context.telemetry`); shut it down at exit. */
   telemetry?: Telemetry;
+  /** Custom slash commands (`.toolgate/commands`, `.claude/commands`). */
+  commands: CustomCommands;
+  /** Bad skill and command files, name clashes: for the user, not the model. */
+  notices: string[];
 }
 
 /** The provider (and `context.models` over it) and the system prompt for a session. No network yet. */
@@ -75,13 +83,30 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   });
   if (telemetry) session.context.telemetry = telemetry.sink;
   const cwd = session.context.getCwd();
+  const locations = { cwd, home: session.context.paths.home, userHome: session.context.env.HOME };
+  // Skills are listed to the model (about 1% of its window) and grow as files are written near new skills folders.
+  const skills = await loadSkillCatalog(locations);
+  const skillsOn = session.context.options.tools.some((t) => t.name === SKILL_TOOL_NAME);
+  if (skillsOn) {
+    // The observer list is shared with subagents: changed in place, and a catalog from an earlier call replaced.
+    const observers = (session.context.fileWriteObservers ??= []);
+    const earlier = observers.findIndex((o) => o === session.context.skills);
+    observers.splice(earlier >= 0 ? earlier : observers.length, earlier >= 0 ? 1 : 0, skills);
+    session.context.skills = skills;
+  }
+  // A skill whose SKILL.md a Read rule denies cannot be loaded, so it is not offered either.
+  const offered = skills.list().filter((s) => !readDenial(s.file, session.context));
+  const listing = skillsOn ? formatSkillListing(offered, listingBudgetFor(getModelInfo(provider.model, readModelOverrides(merged)).contextWindow)) : undefined;
+  const commands = loadCustomCommands(locations);
   const system = buildSystemPrompt({
     environment: await readEnvironment(cwd),
     instructions: findProjectInstructions({ cwd, home: session.context.paths.home }),
     systemPrompt: flags.systemPrompt,
     appendSystemPrompt: flags.appendSystemPrompt,
+    extraSections: listing ? [listing] : [],
   });
-  return { provider, system, merged, cwd, ...(telemetry ? { telemetry } : {}) };
+  const notices = [...(skillsOn ? skills.problems : []), ...commands.problems];
+  return { provider, system, merged, cwd, commands, notices, ...(telemetry ? { telemetry } : {}) };
 }
 
 export interface StartedAgentSession {

@@ -9,6 +9,7 @@ import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
 import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
 import type { Telemetry } from "../telemetry/index.js";
+import { expandSlashPrompt } from "../agent/commands.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -80,8 +81,12 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     }
 
     const prepared = await prepareAgent(session, flags);
-    const { provider, system: baseSystem, merged, cwd } = prepared;
+    const { provider, system: baseSystem, merged, cwd, commands, notices } = prepared;
     telemetry = prepared.telemetry;
+    if (outputFormat !== "stream-json" || flags.verbose) for (const notice of notices) process.stderr.write(`[toolgate] warning: ${notice}\n`);
+    // `/name args` runs a custom command; any other text, `/etc/hosts …` included, goes to the model as written.
+    // -p's own `/compact` (headless.ts) wins over a custom command of that name.
+    if (prompt !== undefined) prompt = expandSlashPrompt(prompt, commands, { builtin: ["compact"] }).prompt;
 
     // First Ctrl-C interrupts the model and the tools (the result line still comes); a second one quits.
     const controller = new AbortController();

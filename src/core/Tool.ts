@@ -340,6 +340,24 @@ export interface TelemetrySink {
   linesChanged(report: { added: number; removed: number; files: number }): void;
 }
 
+/** A skill: a folder with a SKILL.md whose body is instructions for one kind of task (see src/tools/Skill). */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  /** The folder; its other files are resources the instructions may point at. */
+  dir: string;
+  /** The SKILL.md. */
+  file: string;
+  scope: "project" | "user";
+  /** `allowed-tools` from the front matter: shown, never granted. */
+  allowedTools?: string[];
+}
+
+/** The skills a session knows, including those found near files written since it started. */
+export interface SkillCatalogAccess {
+  list(): readonly SkillInfo[];
+}
+
 export interface ToolUseContext {
   options: ToolUseContextOptions;
   sessionId: string;
@@ -380,6 +398,8 @@ export interface ToolUseContext {
   fileWriteObservers?: FileWriteObserver[];
   /** Telemetry, when enabled (see TelemetrySink). */
   telemetry?: TelemetrySink;
+  /** The session's skills (the Skill tool loads from them); absent: the Skill tool reads them from disk. */
+  skills?: SkillCatalogAccess;
 }
 
 export type { PermissionMode };

@@ -7,6 +7,7 @@ import { GrepTool } from "./Grep/index.js";
 import { MultiEditTool } from "./MultiEdit/index.js";
 import { NotebookEditTool } from "./NotebookEdit/index.js";
 import { ReadTool } from "./Read/index.js";
+import { SkillTool } from "./Skill/index.js";
 import { TaskOutputTool } from "./TaskOutput/index.js";
 import { TaskStopTool } from "./TaskStop/index.js";
 import { ToolSearchTool } from "./ToolSearch/index.js";
@@ -23,6 +24,7 @@ export {
   MultiEditTool,
   NotebookEditTool,
   ReadTool,
+  SkillTool,
   TaskOutputTool,
   TaskStopTool,
   ToolSearchTool,
@@ -47,5 +49,6 @@ export function getBuiltinTools(): Tools {
     ToolSearchTool,
     WebFetchTool,
     WebSearchTool,
+    SkillTool,
   ];
 }

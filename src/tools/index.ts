@@ -8,6 +8,7 @@ import { NotebookEditTool } from "./NotebookEdit/index.js";
 import { ReadTool } from "./Read/index.js";
 import { TaskOutputTool } from "./TaskOutput/index.js";
 import { TaskStopTool } from "./TaskStop/index.js";
+import { TextEditorTool } from "./TextEditor/index.js";
 import { ToolSearchTool } from "./ToolSearch/index.js";
 import { WriteTool } from "./Write/index.js";
 
@@ -21,6 +22,7 @@ export {
   ReadTool,
   TaskOutputTool,
   TaskStopTool,
+  TextEditorTool,
   ToolSearchTool,
   WriteTool,
 };
@@ -36,6 +38,7 @@ export function getBuiltinTools(): Tools {
     MultiEditTool,
     WriteTool,
     NotebookEditTool,
+    TextEditorTool,
     TaskOutputTool,
     TaskStopTool,
     ToolSearchTool,

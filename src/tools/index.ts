@@ -1,4 +1,5 @@
 import type { Tools } from "../core/Tool.js";
+import { ApplyPatchTool } from "./ApplyPatch/index.js";
 import { BashTool } from "./Bash/tool.js";
 import { EditTool } from "./Edit/index.js";
 import { GlobTool } from "./Glob/index.js";
@@ -13,6 +14,7 @@ import { ToolSearchTool } from "./ToolSearch/index.js";
 import { WriteTool } from "./Write/index.js";
 
 export {
+  ApplyPatchTool,
   BashTool,
   EditTool,
   GlobTool,
@@ -39,6 +41,7 @@ export function getBuiltinTools(): Tools {
     WriteTool,
     NotebookEditTool,
     TextEditorTool,
+    ApplyPatchTool,
     TaskOutputTool,
     TaskStopTool,
     ToolSearchTool,

@@ -197,6 +197,20 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
     }
   }
 
+  return prepareChecked(request, context, options);
+}
+
+/** A new file with `content` (which may be empty), under Edit's checks: not denied, absent or empty, encodable. */
+export function prepareFileCreate(request: Pick<EditFileRequest, "toolName" | "filePath">, context: ToolUseContext, content: string): PrepareResult {
+  return prepareChecked({ ...request, edits: [{ old_string: "", new_string: content }] }, context, {});
+}
+
+/** Steps 2 onwards of prepareFileEdit, once the edits themselves are known to be sound. */
+function prepareChecked(request: EditFileRequest, context: ToolUseContext, options: EditFileOptions): PrepareResult {
+  const { edits } = request;
+  const multi = request.numbered === true;
+  const which = (i: number) => (multi ? `Edit ${i + 1} of ${edits.length} failed: ` : "");
+  const untouched = multi ? " No edit was applied; the file is unchanged. Fix that edit and send all the edits again." : "";
   const located = locateTarget(request, context);
   if (!located.ok) return located;
   const { absPath, stat } = located;

@@ -13,6 +13,7 @@ import { repairHistory } from "../agent/history.js";
 import type { Message } from "../core/messages.js";
 import type { Session, SessionOptions } from "../session/index.js";
 import { getToolgateHome } from "../util/home.js";
+import { applyEditDialect, describeFileTools, readEditDialect, resolveEditDialect } from "../tools/editDialect.js";
 import { UsageError } from "./errors.js";
 
 export interface AgentFlags {
@@ -58,12 +59,16 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const selection = { provider: flags.provider as ProviderName | undefined, model: flags.model, baseURL: flags.baseUrl };
   const provider = createProvider({ ...selection, settings: merged });
   session.context.models = createModelAccess({ provider, smallModel: resolveProviderConfig(selection, session.context.env, merged).smallModel });
+  // The edit tools this provider's models were trained on (settings `editTools`), and only those.
+  const dialect = resolveEditDialect(readEditDialect(merged), provider.name, provider.model);
+  applyEditDialect(session.context, dialect);
   const cwd = session.context.getCwd();
   const system = buildSystemPrompt({
     environment: await readEnvironment(cwd),
     instructions: findProjectInstructions({ cwd, home: session.context.paths.home }),
     systemPrompt: flags.systemPrompt,
     appendSystemPrompt: flags.appendSystemPrompt,
+    fileTools: describeFileTools(dialect),
   });
   return { provider, system, merged, cwd };
 }

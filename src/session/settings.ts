@@ -8,10 +8,11 @@ import { sandboxSettingsSection } from "../sandbox/settingsSection.js";
 import { modelsSettingsSection, providerSettingsSection } from "../providers/settingsSection.js";
 import { cleanupSettingsSection } from "../agent/settingsSection.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { editToolsSettingsSection } from "../tools/editDialect.js";
 
 /** Every section of settings.json toolgate reads, each declared by its owner; the tools' own come from the tools. */
 export function settingsSections(tools: Tools = getBuiltinTools()): SettingsSection[] {
-  return [permissionsSettingsSection, hooksSettingsSection, mcpSettingsSection, sandboxSettingsSection, modelsSettingsSection, providerSettingsSection, cleanupSettingsSection, ...tools.flatMap((tool) => (tool.settingsSection ? [tool.settingsSection] : []))];
+  return [permissionsSettingsSection, hooksSettingsSection, mcpSettingsSection, sandboxSettingsSection, modelsSettingsSection, providerSettingsSection, cleanupSettingsSection, editToolsSettingsSection, ...tools.flatMap((tool) => (tool.settingsSection ? [tool.settingsSection] : []))];
 }
 
 let builtinSections: SettingsSection[] | undefined;

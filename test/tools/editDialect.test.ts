@@ -85,6 +85,15 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
 const toolNamesOf = (body: any): string[] => (body.tools ?? []).map((t: any) => t.name ?? t.function?.name);
 
 describe("edit dialects through toolgate -p", () => {
+  it("toolgate tools --json lists both dialect tools with their schemas", async () => {
+    const result = await run(["tools", "--json"], process.env);
+    const tools = JSON.parse(result.stdout) as Array<{ name: string; input_schema: { properties: Record<string, unknown> } }>;
+    expect(Object.keys(tools.find((t) => t.name === "str_replace_based_edit_tool")!.input_schema.properties)).toEqual(
+      expect.arrayContaining(["command", "path", "file_text", "old_str", "new_str", "insert_line", "view_range"]),
+    );
+    expect(Object.keys(tools.find((t) => t.name === "apply_patch")!.input_schema.properties)).toEqual(["input"]);
+  });
+
   it("an OpenAI model trained on apply_patch is offered apply_patch (not Edit) and edits with it", async () => {
     const dir = project({ "app.py": "def greet():\n    print('Hi')\n" });
     const script: FakeModelScript = {

@@ -290,6 +290,44 @@ describe("apply_patch permissions: every path of the patch", () => {
     expect(fs.existsSync(s.file("a.txt"))).toBe(false);
   });
 
+  it("a path that climbs out of the working directory needs approval even in acceptEdits; refused, nothing written", async () => {
+    const s = guarded([], "acceptEdits");
+    const outside = `../${s.dir.split("/").pop()}-outside.txt`;
+    const r = await s.run(TOOL, { input: patch("*** Add File: inside.txt", "+a", `*** Add File: ${outside}`, "+b") });
+    expect(r.outcome).toBe("denied");
+    expect(fs.existsSync(s.file("inside.txt"))).toBe(false);
+    expect(fs.existsSync(`${s.dir}-outside.txt`)).toBe(false);
+  });
+
+  it("a symlink into a denied directory does not let an update, a delete or a move target through", async () => {
+    const s = guarded([rule("deny", "Edit", "./secret/**"), rule("allow", "Edit", "./**")]);
+    s.write("secret/k.txt", "k\n");
+    s.write("a.txt", "a\n");
+    fs.symlinkSync(s.file("secret"), s.file("link"));
+    await readAll(s, "link/k.txt", "a.txt");
+    for (const body of [
+      ["*** Update File: link/k.txt", "@@", "-k", "+K"],
+      ["*** Delete File: link/k.txt"],
+      ["*** Update File: a.txt", "*** Move to: link/a.txt"],
+      ["*** Add File: link/new.txt", "+n"],
+    ]) {
+      expect((await s.run(TOOL, { input: patch(...body) })).outcome).not.toBe("success");
+    }
+    expect(s.read("secret/k.txt")).toBe("k\n");
+    expect(s.read("a.txt")).toBe("a\n");
+    expect(fs.readdirSync(s.file("secret"))).toEqual(["k.txt"]);
+  });
+
+  it("a file header hidden in a hunk is a header for the permission check too (both read the same parse)", async () => {
+    const s = guarded([rule("deny", "Edit", "./secret/**"), rule("allow", "Edit", "./**")]);
+    s.write("a.txt", "a\n");
+    await readAll(s, "a.txt");
+    const r = await s.run(TOOL, { input: patch("*** Update File: a.txt", "@@", "-a", "+b", "*** Add File:   secret/x.txt  ", "+x") });
+    expect(r.outcome).not.toBe("success");
+    expect(fs.existsSync(s.file("secret/x.txt"))).toBe(false);
+    expect(s.read("a.txt")).toBe("a\n");
+  });
+
   it("paths in acceptEdits inside the working directory are allowed", async () => {
     const s = guarded([], "acceptEdits");
     const r = await s.run(TOOL, { input: patch("*** Add File: a.txt", "+a", "*** Add File: b/c.txt", "+c") });

@@ -307,6 +307,12 @@ interface LooseMatch {
   atLineStart: boolean;
 }
 
+/** Whether every whitespace-free word of old_string is in the content: without them no loose match exists. */
+function mayMatchLoosely(nContent: string, nOld: string): boolean {
+  const words = nOld.split(/\s+/).filter(Boolean).sort((a, b) => b.length - a.length);
+  return words.slice(0, 3).every((word) => nContent.includes(word));
+}
+
 function looseMatches(nContent: string, oldLines: readonly string[], endsWithNewline: boolean): LooseMatch[] {
   const pattern = looseLinesPattern(oldLines, endsWithNewline);
   const found: LooseMatch[] = [];
@@ -324,11 +330,11 @@ function looseMatches(nContent: string, oldLines: readonly string[], endsWithNew
 }
 
 /** The tab width (2, 4 or 8) under which every captured indentation is as wide as old_string's, if any. */
-function sameWidthTab(match: LooseMatch, oldLines: readonly string[]): number | undefined {
+function sameWidthTab(match: LooseMatch, oldLines: readonly string[], freeFirst: boolean): number | undefined {
   return [4, 8, 2].find((tab) =>
     oldLines.every((line, k) => {
       const indent = match.indents[k];
-      if (indent === undefined || (k === 0 && !match.atLineStart)) return true;
+      if (indent === undefined || (k === 0 && (freeFirst || !match.atLineStart))) return true;
       return widthOf(indent, tab) === widthOf(leadingWhitespace(line), tab);
     }),
   );
@@ -339,21 +345,24 @@ function indentTo(width: number, tab: number, useTabs: boolean): string {
   return useTabs ? "\t".repeat(Math.floor(width / tab)) + " ".repeat(width % tab) : " ".repeat(width);
 }
 
-function matchWhitespaceNormalized(content: string, nContent: string, nOld: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome | undefined {
-  const { lines: oldLines, endsWithNewline } = oldLinesOf(nOld);
+function matchWhitespaceNormalized(content: string, loose: readonly LooseMatch[], nOld: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome | undefined {
+  const { lines: oldLines } = oldLinesOf(nOld);
   const { lines: rawOldLines } = oldLinesOf(oldString);
+  // An unindented first line may start inside the file's line, as an exact match would: its indentation stays.
+  const freeFirst = leadingWhitespace(oldLines[0]) === "";
   const candidates: Replacement[] = [];
-  for (const match of looseMatches(nContent, oldLines, endsWithNewline)) {
-    const tab = sameWidthTab(match, oldLines);
+  for (const match of loose) {
+    const tab = sameWidthTab(match, oldLines, freeFirst);
     if (tab === undefined) continue;
-    const actual = content.slice(match.start, match.end);
+    const start = freeFirst && match.atLineStart ? match.start + (match.indents[0]?.length ?? 0) : match.start;
+    const actual = content.slice(start, match.end);
     const useTabs = match.indents.some((i) => i?.includes("\t"));
     const text = rebuildNewText(rawOldLines, actual, newString, (line) => {
       const styled = preserveQuoteStyle(oldString, actual, line);
       const lead = leadingWhitespace(styled);
       return isBlank(styled) ? styled : indentTo(widthOf(lead, tab), tab, useTabs) + styled.slice(lead.length);
     });
-    candidates.push({ start: match.start, end: match.end, text });
+    candidates.push({ start, end: match.end, text });
   }
   return decide(content, "whitespace_normalized", candidates, oldString, replaceAll);
 }
@@ -382,11 +391,11 @@ function matchEscapeSequences(content: string, oldString: string, newString: str
  * Uneven indentation: each distinct indentation of old_string maps to one of the file's, deeper to deeper.
  * new_string's indentations follow the same map; one the map lacks is placed relative to the nearest level.
  */
-function matchIndentationRemapped(content: string, nContent: string, nOld: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome | undefined {
-  const { lines: oldLines, endsWithNewline } = oldLinesOf(nOld);
+function matchIndentationRemapped(content: string, loose: readonly LooseMatch[], nOld: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome | undefined {
+  const { lines: oldLines } = oldLinesOf(nOld);
   const { lines: rawOldLines } = oldLinesOf(oldString);
   const candidates: Replacement[] = [];
-  for (const match of looseMatches(nContent, oldLines, endsWithNewline)) {
+  for (const match of loose) {
     if (!match.atLineStart) continue;
     const map = new Map<string, string>();
     let consistent = true;
@@ -456,12 +465,15 @@ export function findReplacements(content: string, oldString: string, newString: 
 
   if (oldString.trim() === "") return { kind: "not_found" };
   const lines = splitLines(nContent);
+  let loose: LooseMatch[] | undefined;
+  // The whitespace-loose scans (tiers 5 and 7) share one pass, and none at all when a word of old_string is missing.
+  const looseOnce = () => (loose ??= mayMatchLoosely(nContent, nOld) ? looseMatches(nContent, oldLinesOf(nOld).lines, oldLinesOf(nOld).endsWithNewline) : []);
   return (
     matchTrailingWhitespace(content, lines, nOld, oldString, newString, replaceAll) ??
     matchIndentationShift(content, lines, nOld, oldString, newString, replaceAll) ??
-    matchWhitespaceNormalized(content, nContent, nOld, oldString, newString, replaceAll) ??
+    matchWhitespaceNormalized(content, looseOnce(), nOld, oldString, newString, replaceAll) ??
     matchEscapeSequences(content, oldString, newString, replaceAll) ??
-    matchIndentationRemapped(content, nContent, nOld, oldString, newString, replaceAll) ?? { kind: "not_found" }
+    matchIndentationRemapped(content, looseOnce(), nOld, oldString, newString, replaceAll) ?? { kind: "not_found" }
   );
 }
 

@@ -13,6 +13,7 @@ import { notifyAfterWrite, notifyBeforeWrite } from "../files/observers.js";
 import { editDenial, fileTarget, readDenial, readPermission, resolveToolPath, writePermission } from "../files/toolPaths.js";
 import { resolveWriteTarget } from "../../util/atomicWrite.js";
 import { editOutcomeNote, editReport, formatSnippet } from "../Edit/index.js";
+import type { AppliedEdit } from "../Edit/applyEdits.js";
 import { editWriteOf, prepareFileEdit, prepareFileRewrite, type PreparedEdit } from "../Edit/editFile.js";
 import { ReadTool, type ReadOutput } from "../Read/index.js";
 import { listDirectory, MAX_LISTED_ENTRIES } from "./listing.js";
@@ -39,7 +40,7 @@ type Command = TextEditorInput["command"];
 export type TextEditorOutput =
   | { command: "view"; read: ReadOutput }
   | { command: "view_directory"; path: string; entries: string[]; truncated: boolean }
-  | { command: "create" | "str_replace" | "insert"; path: string; edit: ReturnType<typeof editReport>; strategy: string; shift?: string; notes: string[] }
+  | { command: "create" | "str_replace" | "insert"; path: string; edit: ReturnType<typeof editReport>; strategy: AppliedEdit["strategy"]; shift?: string; notes: string[] }
   | { command: "undo_edit"; path: string; deleted: boolean; notes: string[] };
 
 /** Refusal codes of the text editor's own checks (the Edit machinery's refusals keep theirs); append only. */
@@ -274,7 +275,7 @@ export const TextEditorTool = buildTool({
         return block(withNotes(`Created ${output.path}:\n${formatSnippet(output.edit.snippet)}`, output.notes));
       case "str_replace":
       case "insert": {
-        const how = output.command === "str_replace" ? inTextEditorTerms(editOutcomeNote(output.strategy as Parameters<typeof editOutcomeNote>[0], output.shift)) : "";
+        const how = output.command === "str_replace" ? inTextEditorTerms(editOutcomeNote(output.strategy, output.shift)) : "";
         return block(withNotes(`The file ${output.path} has been edited${how}. The edited region now reads:\n${formatSnippet(output.edit.snippet)}`, output.notes));
       }
       case "undo_edit":

@@ -236,6 +236,12 @@ describe("tabs and spaces, runs of whitespace inside lines (whitespace_normalize
     expect(result).toBe("total = add(a, c)  # sum\n");
   });
 
+  it("an unindented old_string inside an indented line leaves the line's indentation alone", () => {
+    const { result, outcome } = edit("\tunique_marker(a,  b)\n", "unique_marker(a, b)", "unique_marker(a, c)");
+    expect(outcome).toMatchObject({ strategy: "whitespace_normalized" });
+    expect(result).toBe("\tunique_marker(a, c)\n");
+  });
+
   it("refuses two candidates with their count", () => {
     expect(findReplacements("\tx  =  1\n\tx = 1\n", "    x = 1", "    x = 2", false)).toEqual({ kind: "ambiguous", strategy: "whitespace_normalized", count: 2, lines: [1, 2] });
   });

@@ -5,6 +5,9 @@
 import { formatEnvironment, type Environment } from "./environment.js";
 import { formatProjectInstructions, type ProjectInstructions } from "./instructions.js";
 
+/** How the base prompt names the file tools; a session offering another edit dialect names its own. */
+const DEFAULT_FILE_TOOLS = "Read, Edit, Write, Glob and Grep";
+
 const BASE_PROMPT = `You are a coding agent working in the user's project through toolgate. You act only through the tools you are given: read before you change, keep changes to what the task needs, and check your work (run the tests or the command that proves it) before you say it is done.
 
 How to work:
@@ -24,11 +27,14 @@ export interface SystemPromptParts {
   appendSystemPrompt?: string;
   /** Sections other parts contribute (the skills listing), after the instructions. */
   extraSections?: readonly string[];
+  /** The file tools the session offers, as the base prompt lists them (see DEFAULT_FILE_TOOLS). */
+  fileTools?: string;
 }
 
 /** The prompt as sections, so a provider can cache the stable head apart from the rest. */
 export function buildSystemPrompt(parts: SystemPromptParts): string[] {
-  const sections = [parts.systemPrompt ?? BASE_PROMPT, `<environment>\n${formatEnvironment(parts.environment)}\n</environment>`];
+  const base = parts.fileTools ? BASE_PROMPT.replace(DEFAULT_FILE_TOOLS, parts.fileTools) : BASE_PROMPT;
+  const sections = [parts.systemPrompt ?? base, `<environment>\n${formatEnvironment(parts.environment)}\n</environment>`];
   const instructions = formatProjectInstructions(parts.instructions);
   if (instructions) sections.push(instructions);
   sections.push(...(parts.extraSections ?? []));

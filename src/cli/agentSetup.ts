@@ -17,6 +17,7 @@ import { readDenial } from "../tools/files/toolPaths.js";
 import type { Message } from "../core/messages.js";
 import type { Session, SessionOptions } from "../session/index.js";
 import { getToolgateHome } from "../util/home.js";
+import { applyEditDialect, describeFileTools, readEditDialect, resolveEditDialect } from "../tools/editDialect.js";
 import { UsageError } from "./errors.js";
 import { hideWebSearchWithoutBackend } from "../tools/WebSearch/index.js";
 import { packageVersion } from "./version.js";
@@ -82,6 +83,9 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
     resumed: Boolean(flags.continue || flags.resume),
   });
   if (telemetry) session.context.telemetry = telemetry.sink;
+  // The edit tools this provider's models were trained on (settings `editTools`), and only those.
+  const dialect = resolveEditDialect(readEditDialect(merged), provider.name, provider.model);
+  applyEditDialect(session.context, dialect);
   const cwd = session.context.getCwd();
   const locations = { cwd, home: session.context.paths.home, userHome: session.context.env.HOME };
   // Skills are listed to the model (about 1% of its window) and grow as files are written near new skills folders.
@@ -104,6 +108,7 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
     systemPrompt: flags.systemPrompt,
     appendSystemPrompt: flags.appendSystemPrompt,
     extraSections: listing ? [listing] : [],
+    fileTools: describeFileTools(dialect),
   });
   const notices = [...(skillsOn ? skills.problems : []), ...commands.problems];
   return { provider, system, merged, cwd, commands, notices, ...(telemetry ? { telemetry } : {}) };

@@ -1,4 +1,5 @@
 import type { Tools } from "../core/Tool.js";
+import { ApplyPatchTool } from "./ApplyPatch/index.js";
 import { BashTool } from "./Bash/tool.js";
 import { DiagnosticsTool } from "./Diagnostics/index.js";
 import { EditTool } from "./Edit/index.js";
@@ -10,12 +11,14 @@ import { ReadTool } from "./Read/index.js";
 import { SkillTool } from "./Skill/index.js";
 import { TaskOutputTool } from "./TaskOutput/index.js";
 import { TaskStopTool } from "./TaskStop/index.js";
+import { TextEditorTool } from "./TextEditor/index.js";
 import { ToolSearchTool } from "./ToolSearch/index.js";
 import { WriteTool } from "./Write/index.js";
 import { WebFetchTool } from "./WebFetch/index.js";
 import { WebSearchTool } from "./WebSearch/index.js";
 
 export {
+  ApplyPatchTool,
   BashTool,
   DiagnosticsTool,
   EditTool,
@@ -27,6 +30,7 @@ export {
   SkillTool,
   TaskOutputTool,
   TaskStopTool,
+  TextEditorTool,
   ToolSearchTool,
   WriteTool,
   WebFetchTool,
@@ -44,6 +48,8 @@ export function getBuiltinTools(): Tools {
     MultiEditTool,
     WriteTool,
     NotebookEditTool,
+    TextEditorTool,
+    ApplyPatchTool,
     TaskOutputTool,
     TaskStopTool,
     ToolSearchTool,

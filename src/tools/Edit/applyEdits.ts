@@ -42,7 +42,8 @@ export interface TextEditSuccess {
   ranges: ChangedRange[];
 }
 
-function rangesOf(replacements: readonly Replacement[]): ChangedRange[] {
+/** Changed spans of ascending replacements, in old and new coordinates. */
+export function rangesOf(replacements: readonly Replacement[]): ChangedRange[] {
   let delta = 0;
   return replacements.map((r) => {
     const range = { oldStart: r.start, oldEnd: r.end, newStart: r.start + delta, newEnd: r.start + delta + r.text.length };

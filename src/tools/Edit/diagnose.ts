@@ -212,6 +212,9 @@ const STRATEGY_WORDS: Record<MatchStrategy, string> = {
   quote_normalized: " (comparing curly and straight quotes, Unicode dashes and spaces as equal)",
   trailing_whitespace: " (ignoring whitespace at line ends)",
   indentation_shift: " (allowing the indentation to be shifted)",
+  whitespace_normalized: " (treating tabs and spaces, and runs of them inside lines, as equal)",
+  escape_sequences: " (reading \\n, \\t and \\\" escapes as the characters they stand for, or the reverse)",
+  indentation_remapped: " (allowing each indentation level to differ)",
 };
 
 export function formatNoMatchMessage(shownPath: string, diagnosis: NoMatchDiagnosis, options: { exactOnly?: string } = {}): string {
@@ -219,7 +222,7 @@ export function formatNoMatchMessage(shownPath: string, diagnosis: NoMatchDiagno
   parts.push(
     options.exactOnly
       ? `old_string was not found in ${shownPath}. ${options.exactOnly}`
-      : `old_string was not found in ${shownPath}: no exact match, and none after normalizing quotes, dashes and spaces, ignoring trailing whitespace, or shifting indentation.`,
+      : `old_string was not found in ${shownPath}: no exact match, and none after normalizing quotes, dashes and spaces, ignoring trailing whitespace, shifting indentation, treating tabs and spaces alike, reading escape sequences, or remapping indentation levels.`,
   );
   if (diagnosis.newStringLine !== undefined) {
     parts.push(

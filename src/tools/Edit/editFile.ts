@@ -18,12 +18,13 @@ import {
 } from "../files/encoding.js";
 import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath, statIfExists } from "../files/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../files/fileState.js";
-import { normalizeToLf } from "../files/lineEndings.js";
+import { dominantLineEnding, normalizeToLf, spliceOriginal, toLfView } from "../files/lineEndings.js";
 import type { ChangedRange } from "../files/patch.js";
-import { createFileWriter, refusalCodes, type FileWriter, type Refusal } from "../files/fileWriter.js";
+import { createFileWriter, refusalCodes, type FileWrite, type FileWriter, type Refusal } from "../files/fileWriter.js";
 import { stringSource, utf8BytesSource, type TextSource } from "../files/textSource.js";
 import { editDenial, missingFileMessage, resolveToolPath } from "../files/toolPaths.js";
-import { applyEditsToText, applyEditsToUtf8Bytes, type AppliedEdit, type EditSpec } from "./applyEdits.js";
+import { applyEditsToText, applyEditsToUtf8Bytes, rangesOf, type AppliedEdit, type EditSpec } from "./applyEdits.js";
+import { applyReplacements, type Replacement } from "./match.js";
 
 /** SPEC: files above 1 GiB are refused. */
 const MAX_EDIT_FILE_BYTES = 1024 ** 3;
@@ -109,6 +110,71 @@ function edited(edit: Omit<PreparedEdit, "oldSource" | "newSource"> & { oldLf: s
   return { ok: true, edit: { ...rest, oldSource: stringSource(oldLf), newSource: stringSource(newLf) } };
 }
 
+type Located = { ok: true; absPath: string; stat: fs.Stats | undefined } | Refusal<EditErrorCode>;
+
+/** Steps 2-3: the path is not denied by an Edit rule, is not a device, and is a regular file of editable size (or absent). */
+function locateTarget(request: Pick<EditFileRequest, "toolName" | "filePath">, context: ToolUseContext): Located {
+  // 2. an Edit deny rule
+  const absPath = resolveToolPath(request.filePath, context);
+  const denied = editDenial(absPath, context);
+  if (denied) return refuse("denied", `${denied} Do not try to change this file another way.`);
+  const blocked = blockedDevicePath(absPath);
+  if (blocked) return refuse("not_a_file", `${blocked}; ${request.toolName} only changes regular files.`);
+
+  // 3. size
+  const stat = statIfExists(absPath);
+  if (stat && !stat.isFile()) {
+    const kind = describeSpecialFile(stat);
+    return refuse("not_a_file", `${absPath} is ${kind}, not a regular file.${stat.isDirectory() ? " Give the path of a file inside it." : ""}`);
+  }
+  if (stat && stat.size > MAX_EDIT_FILE_BYTES) {
+    return refuse(
+      "too_large",
+      `${absPath} is ${formatBytes(stat.size)}; ${request.toolName} edits files up to 1 GiB. For a file this large, use a streaming tool through Bash (for example sed -i or a short script).`,
+    );
+  }
+
+  return { ok: true, absPath, stat };
+}
+
+type Opened = { ok: true; raw: Buffer; state: FileState; encoding: TextEncoding } | Refusal<EditErrorCode>;
+
+/** Steps 6-8 for an existing file: not a notebook, read in this session, unchanged since, writable, decodable text. */
+function openExisting(toolName: string, absPath: string, context: ToolUseContext): Opened {
+  // 6. notebooks
+  if (isNotebookPath(absPath)) {
+    return refuse("notebook", `${absPath} is a Jupyter notebook. Edit its cells with NotebookEdit (Read the notebook to see the cell ids).`);
+  }
+
+  // 7. read before edit
+  const state = lookupFileState(context, absPath);
+  if (!state || state.isPartialView) {
+    const why = state ? "only an automatic partial view of it was shown, which does not count as reading it" : "it has not been read in this session";
+    return refuse(
+      "not_read",
+      `${absPath} must be read before it is edited, and ${why}. Call Read on it (a window with offset and limit is enough), then retry this edit with old_string copied from what Read shows.`,
+    );
+  }
+
+  // 8. changed since read
+  const { raw, stat: current } = readWhole(absPath);
+  if (checkStaleness(state, current, () => raw).stale) return refuse("stale", staleFileMessage(absPath, state, current, "the edit"));
+
+  const readOnly = readOnlyReason(absPath, current);
+  if (readOnly) return refuse("read_only", `${absPath} cannot be edited: ${readOnly}.`);
+
+  const sniff = sniffEncoding(raw, true);
+  if (sniff.kind === "binary") return refuse("binary", `${absPath} is a binary file (${sniff.reason}); ${toolName} only edits text files.`);
+  if (sniff.kind === "undecodable") {
+    return refuse(
+      "undecodable",
+      `${absPath} cannot be edited safely: ${sniff.reason}. Rewriting it could corrupt the bytes that do not decode. Convert it to UTF-8 first (e.g. iconv -f <encoding> -t utf-8 via Bash) if that is acceptable.`,
+    );
+  }
+  const encoding = sniff.encoding;
+  return { ok: true, raw, state, encoding };
+}
+
 export function prepareFileEdit(request: EditFileRequest, context: ToolUseContext, options: EditFileOptions = {}): PrepareResult {
   const { edits } = request;
   const multi = request.numbered === true;
@@ -131,25 +197,23 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
     }
   }
 
-  // 2. an Edit deny rule
-  const absPath = resolveToolPath(request.filePath, context);
-  const denied = editDenial(absPath, context);
-  if (denied) return fail("denied", `${denied} Do not try to change this file another way.`);
-  const blocked = blockedDevicePath(absPath);
-  if (blocked) return fail("not_a_file", `${blocked}; ${request.toolName} only changes regular files.`);
+  return prepareChecked(request, context, options);
+}
 
-  // 3. size
-  const stat = statIfExists(absPath);
-  if (stat && !stat.isFile()) {
-    const kind = describeSpecialFile(stat);
-    return fail("not_a_file", `${absPath} is ${kind}, not a regular file.${stat.isDirectory() ? " Give the path of a file inside it." : ""}`);
-  }
-  if (stat && stat.size > MAX_EDIT_FILE_BYTES) {
-    return fail(
-      "too_large",
-      `${absPath} is ${formatBytes(stat.size)}; ${request.toolName} edits files up to 1 GiB. For a file this large, use a streaming tool through Bash (for example sed -i or a short script).`,
-    );
-  }
+/** A new file with `content` (which may be empty), under Edit's checks: not denied, absent or empty, encodable. */
+export function prepareFileCreate(request: Pick<EditFileRequest, "toolName" | "filePath">, context: ToolUseContext, content: string): PrepareResult {
+  return prepareChecked({ ...request, edits: [{ old_string: "", new_string: content }] }, context, {});
+}
+
+/** Steps 2 onwards of prepareFileEdit, once the edits themselves are known to be sound. */
+function prepareChecked(request: EditFileRequest, context: ToolUseContext, options: EditFileOptions): PrepareResult {
+  const { edits } = request;
+  const multi = request.numbered === true;
+  const which = (i: number) => (multi ? `Edit ${i + 1} of ${edits.length} failed: ` : "");
+  const untouched = multi ? " No edit was applied; the file is unchanged. Fix that edit and send all the edits again." : "";
+  const located = locateTarget(request, context);
+  if (!located.ok) return located;
+  const { absPath, stat } = located;
 
   // 4. missing
   const creating = edits[0].old_string === "";
@@ -196,37 +260,9 @@ export function prepareFileEdit(request: EditFileRequest, context: ToolUseContex
     });
   }
 
-  // 6. notebooks
-  if (isNotebookPath(absPath)) {
-    return fail("notebook", `${absPath} is a Jupyter notebook. Edit its cells with NotebookEdit (Read the notebook to see the cell ids).`);
-  }
-
-  // 7. read before edit
-  const state = lookupFileState(context, absPath);
-  if (!state || state.isPartialView) {
-    const why = state ? "only an automatic partial view of it was shown, which does not count as reading it" : "it has not been read in this session";
-    return fail(
-      "not_read",
-      `${absPath} must be read before it is edited, and ${why}. Call Read on it (a window with offset and limit is enough), then retry this edit with old_string copied from what Read shows.`,
-    );
-  }
-
-  // 8. changed since read
-  const { raw, stat: current } = readWhole(absPath);
-  if (checkStaleness(state, current, () => raw).stale) return fail("stale", staleFileMessage(absPath, state, current, "the edit"));
-
-  const readOnly = readOnlyReason(absPath, current);
-  if (readOnly) return fail("read_only", `${absPath} cannot be edited: ${readOnly}.`);
-
-  const sniff = sniffEncoding(raw, true);
-  if (sniff.kind === "binary") return fail("binary", `${absPath} is a binary file (${sniff.reason}); ${request.toolName} only edits text files.`);
-  if (sniff.kind === "undecodable") {
-    return fail(
-      "undecodable",
-      `${absPath} cannot be edited safely: ${sniff.reason}. Rewriting it could corrupt the bytes that do not decode. Convert it to UTF-8 first (e.g. iconv -f <encoding> -t utf-8 via Bash) if that is acceptable.`,
-    );
-  }
-  const encoding = sniff.encoding;
+  const opened = openExisting(request.toolName, absPath, context);
+  if (!opened.ok) return opened;
+  const { raw, state, encoding } = opened;
 
   // 9-10. match and replace: large UTF-8 files as bytes, exactly; others (or when that cannot decide) as text
   const byteMode = raw.length >= (options.byteModeMinBytes ?? BYTE_MODE_MIN_BYTES);
@@ -289,6 +325,67 @@ function prepareAsText(
   });
 }
 
+/** A change of an existing text file computed from its content (LF line endings): ascending, non-overlapping replacements. */
+export type TextRewrite = (lf: string) => { ok: true; replacements: Replacement[] } | { ok: false; code: EditErrorCode; message: string };
+
+/**
+ * An existing file changed by `rewrite` (an insertion at a line, a patch's hunks) under every check Edit makes:
+ * not denied, a regular text file, read in this session and unchanged since, writable. Untouched lines keep
+ * their own line endings; inserted lines get the file's dominant one; the encoding is kept.
+ */
+export function prepareFileRewrite(
+  request: Pick<EditFileRequest, "toolName" | "filePath">,
+  context: ToolUseContext,
+  rewrite: TextRewrite,
+  missingHint = "",
+): PrepareResult {
+  const located = locateTarget(request, context);
+  if (!located.ok) return located;
+  const { absPath, stat } = located;
+  if (!stat) return fail("missing", missingFileMessage(absPath, context, missingHint));
+  const opened = openExisting(request.toolName, absPath, context);
+  if (!opened.ok) return opened;
+  const { raw, state, encoding } = opened;
+  let originalText: string;
+  try {
+    originalText = decodeText(raw, encoding);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ERR_STRING_TOO_LONG") throw err;
+    return fail("too_large", `${absPath} (${formatBytes(raw.length)}) is too large to decode in memory. Use a streaming tool through Bash instead.`);
+  }
+  const view = toLfView(originalText);
+  const result = rewrite(view.lf);
+  if (!result.ok) return fail(result.code, result.message);
+  const text = spliceOriginal(view, result.replacements, dominantLineEnding(view));
+  const encoded = tryEncodeText(text, encoding);
+  if (!encoded.ok) return fail("unrepresentable", encoded.message);
+  return edited({
+    absPath,
+    creates: false,
+    raw,
+    state,
+    newBytes: encoded.bytes,
+    newText: text,
+    originalText,
+    applied: [{ strategy: "exact", occurrences: result.replacements.length }],
+    oldLf: view.lf,
+    newLf: applyReplacements(view.lf, result.replacements),
+    ranges: rangesOf(result.replacements),
+  });
+}
+
+/** What the critical section writes for a prepared edit. */
+export function editWriteOf(edit: PreparedEdit): FileWrite {
+  return {
+    absPath: edit.absPath,
+    bytes: edit.newBytes,
+    text: edit.newText,
+    createParents: edit.creates,
+    coversWholeFile: edit.applied[0]?.strategy === "create" || (edit.state?.coversWholeFile ?? false),
+    basis: edit.raw && edit.state && !edit.creates ? { raw: edit.raw, state: edit.state } : undefined,
+  };
+}
+
 /** The writer Edit and MultiEdit share: prepare in validation, commit the plan (or a fresh one) in call(). */
 export function createEditWriter<Input>(label: string, toRequest: (input: Input) => EditFileRequest): FileWriter<Input, PreparedEdit> {
   return createFileWriter<Input, PreparedEdit>({
@@ -298,13 +395,6 @@ export function createEditWriter<Input>(label: string, toRequest: (input: Input)
       const prepared = prepareFileEdit(toRequest(input), context);
       return prepared.ok ? { ok: true, plan: prepared.edit } : prepared;
     },
-    write: (edit) => ({
-      absPath: edit.absPath,
-      bytes: edit.newBytes,
-      text: edit.newText,
-      createParents: edit.creates,
-      coversWholeFile: edit.applied[0]?.strategy === "create" || (edit.state?.coversWholeFile ?? false),
-      basis: edit.raw && edit.state && !edit.creates ? { raw: edit.raw, state: edit.state } : undefined,
-    }),
+    write: editWriteOf,
   });
 }

@@ -49,7 +49,13 @@ export function editOutcomeNote(strategy: MatchStrategy | "create", shift?: stri
     case "trailing_whitespace":
       return " (old_string matched once whitespace at line ends was ignored)";
     case "indentation_shift":
-      return ` (old_string matched with the file indented ${shift ?? "differently"}; new_string was re-indented the same way)`;
+      return ` (old_string matched with the file indented ${shift ?? "differently"}; new_string was re-indented the same way unless it already was)`;
+    case "whitespace_normalized":
+      return " (old_string matched once tabs and spaces, and runs of them inside lines, were treated as equal; new_string's indentation follows the file's)";
+    case "escape_sequences":
+      return " (old_string matched once escape sequences such as \\n, \\t and \\\" were read as the characters they stand for, or the other way round; new_string was converted the same way)";
+    case "indentation_remapped":
+      return " (old_string matched with each indentation level of the file differing from old_string's; new_string was re-indented level by level unless it already was)";
     default:
       return "";
   }

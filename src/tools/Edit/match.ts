@@ -7,14 +7,27 @@
  *                        file's own characters are replaced and new_string takes the file's quote style.
  * 3. trailing_whitespace line by line, ignoring whitespace at line ends (and typography, as in 2).
  * 4. indentation_shift   whole lines whose indentation differs from old_string's by one constant prefix;
- *                        new_string is re-indented by the same shift.
+ *                        new_string is re-indented by the same shift (unless it is already indented for the file).
+ * 5. whitespace_normalized tabs and spaces: runs of spaces and tabs inside lines compared as one space, and
+ *                        indentation compared by width (a tab as 2, 4 or 8 columns, one width for the block).
+ * 6. escape_sequences    old_string with \\n, \\t, \\" written literally where the file has the real characters,
+ *                        or the reverse; new_string is converted the same way.
+ * 7. indentation_remapped uneven indentation: each indentation of old_string stands for one of the file's,
+ *                        keeping their order (2-space levels written for 4-space ones, say); new_string follows.
  *
- * 3 and 4 guess, so they apply only to a single candidate (or to all of them with replace_all).
+ * 3 to 7 guess, so they apply only to a single candidate (or to all of them with replace_all).
  */
 import { lineNumbersAt, stringSource } from "../files/textSource.js";
 import { normalizeTypography, preserveQuoteStyle } from "./quotes.js";
 
-export type MatchStrategy = "exact" | "quote_normalized" | "trailing_whitespace" | "indentation_shift";
+export type MatchStrategy =
+  | "exact"
+  | "quote_normalized"
+  | "trailing_whitespace"
+  | "indentation_shift"
+  | "whitespace_normalized"
+  | "escape_sequences"
+  | "indentation_remapped";
 
 /** Replace content[start, end) with text. */
 export interface Replacement {
@@ -236,13 +249,196 @@ function matchIndentationShift(content: string, lines: Lines, nOld: string, oldS
     const start = lines.starts[i];
     const end = lines.starts[last] + lines.text[last].length + (endsWithNewline ? 1 : 0);
     const actual = content.slice(start, end);
-    const text = rebuildNewText(rawOldLines, actual, newString, (l) => shiftLine(preserveQuoteStyle(oldString, actual, l), shift));
+    // new_string already written at the file's indentation is not shifted a second time.
+    const indented = minIndent(newString) === minIndent(actual);
+    const text = rebuildNewText(rawOldLines, actual, newString, (l) => {
+      const styled = preserveQuoteStyle(oldString, actual, l);
+      return indented ? styled : shiftLine(styled, shift);
+    });
     candidates.push({ start, end, text });
     shifts.push(shift);
   }
   const outcome = decide(content, "indentation_shift", candidates, oldString, replaceAll);
   if (outcome?.kind !== "matched") return outcome;
   return { ...outcome, shift: describeShift(shifts[0]) };
+}
+
+/** The shallowest indentation of a text's non-blank lines ("" when a line has none). */
+function minIndent(text: string): string {
+  let best: string | undefined;
+  for (const line of text.split("\n")) {
+    if (isBlank(line)) continue;
+    const lead = leadingWhitespace(line);
+    if (best === undefined || lead.length < best.length) best = lead;
+  }
+  return best ?? "";
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A pattern for old_string's lines in which whitespace is loose: each line's indentation is captured, runs of
+ * spaces and tabs inside it match any run, and whitespace at line ends is ignored. Blank lines match blank lines.
+ */
+function looseLinesPattern(oldLines: readonly string[], endsWithNewline: boolean): RegExp {
+  const lines = oldLines.map((line, k) => {
+    if (isBlank(line)) return "([ \\t]*)";
+    const body = line.trim().split(/[ \t]+/).map(escapeRegExp).join("[ \\t]+");
+    // The first line may start inside a file line, the last may stop inside one.
+    const head = k === 0 ? "(?:^([ \\t]*))?" : "^([ \\t]*)";
+    const tail = k === oldLines.length - 1 && !endsWithNewline ? "" : "[ \\t]*$";
+    return `${head}${body}${tail}`;
+  });
+  return new RegExp(lines.join("\n") + (endsWithNewline ? "\n" : ""), "gm");
+}
+
+function widthOf(indent: string, tab: number): number {
+  let width = 0;
+  for (const c of indent) width += c === "\t" ? tab : 1;
+  return width;
+}
+
+interface LooseMatch {
+  start: number;
+  end: number;
+  /** The file's indentation of each old_string line (blank lines: undefined). */
+  indents: Array<string | undefined>;
+  /** The first line of the match starts where its file line starts. */
+  atLineStart: boolean;
+}
+
+/** Whether every whitespace-free word of old_string is in the content: without them no loose match exists. */
+function mayMatchLoosely(nContent: string, nOld: string): boolean {
+  const words = nOld.split(/\s+/).filter(Boolean).sort((a, b) => b.length - a.length);
+  return words.slice(0, 3).every((word) => nContent.includes(word));
+}
+
+function looseMatches(nContent: string, oldLines: readonly string[], endsWithNewline: boolean): LooseMatch[] {
+  const pattern = looseLinesPattern(oldLines, endsWithNewline);
+  const found: LooseMatch[] = [];
+  for (let m = pattern.exec(nContent); m; m = pattern.exec(nContent)) {
+    if (m[0] === "") {
+      pattern.lastIndex++;
+      continue;
+    }
+    const atLineStart = m.index === 0 || nContent[m.index - 1] === "\n";
+    // An empty optional group does not capture (ECMAScript), so an unindented first line reads as undefined.
+    const indentOf = (l: string, k: number) => (isBlank(l) ? undefined : (m![k + 1] ?? (k === 0 && atLineStart ? "" : undefined)));
+    found.push({ start: m.index, end: m.index + m[0].length, indents: oldLines.map(indentOf), atLineStart });
+  }
+  return found;
+}
+
+/** The tab width (2, 4 or 8) under which every captured indentation is as wide as old_string's, if any. */
+function sameWidthTab(match: LooseMatch, oldLines: readonly string[], freeFirst: boolean): number | undefined {
+  return [4, 8, 2].find((tab) =>
+    oldLines.every((line, k) => {
+      const indent = match.indents[k];
+      if (indent === undefined || (k === 0 && (freeFirst || !match.atLineStart))) return true;
+      return widthOf(indent, tab) === widthOf(leadingWhitespace(line), tab);
+    }),
+  );
+}
+
+/** A line's indentation rewritten to `width` columns in the file's style (tabs when the file indents with them). */
+function indentTo(width: number, tab: number, useTabs: boolean): string {
+  return useTabs ? "\t".repeat(Math.floor(width / tab)) + " ".repeat(width % tab) : " ".repeat(width);
+}
+
+function matchWhitespaceNormalized(content: string, loose: readonly LooseMatch[], nOld: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome | undefined {
+  const { lines: oldLines } = oldLinesOf(nOld);
+  const { lines: rawOldLines } = oldLinesOf(oldString);
+  // An unindented first line may start inside the file's line, as an exact match would: its indentation stays.
+  const freeFirst = leadingWhitespace(oldLines[0]) === "";
+  const candidates: Replacement[] = [];
+  for (const match of loose) {
+    const tab = sameWidthTab(match, oldLines, freeFirst);
+    if (tab === undefined) continue;
+    const start = freeFirst && match.atLineStart ? match.start + (match.indents[0]?.length ?? 0) : match.start;
+    const actual = content.slice(start, match.end);
+    const useTabs = match.indents.some((i) => i?.includes("\t"));
+    const text = rebuildNewText(rawOldLines, actual, newString, (line) => {
+      const styled = preserveQuoteStyle(oldString, actual, line);
+      const lead = leadingWhitespace(styled);
+      return isBlank(styled) ? styled : indentTo(widthOf(lead, tab), tab, useTabs) + styled.slice(lead.length);
+    });
+    candidates.push({ start, end: match.end, text });
+  }
+  return decide(content, "whitespace_normalized", candidates, oldString, replaceAll);
+}
+
+/** The ways a model writes escapes the file does not have, or leaves out ones it has. */
+const ESCAPE_VARIANTS: ReadonlyArray<(text: string) => string> = [
+  (text) => text.replace(/\\([nt"'\\])/g, (_, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : c)),
+  (text) => text.replace(/\n/g, "\\n").replace(/\t/g, "\\t"),
+  (text) => text.replace(/"/g, '\\"'),
+  (text) => text.replace(/\n/g, "\\n").replace(/\t/g, "\\t").replace(/"/g, '\\"'),
+];
+
+function matchEscapeSequences(content: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome | undefined {
+  const candidates: Replacement[] = [];
+  for (const convert of ESCAPE_VARIANTS) {
+    const converted = convert(oldString);
+    if (converted === oldString || converted.trim() === "") continue;
+    const text = convert(newString);
+    for (const start of findAll(content, converted)) candidates.push({ start, end: start + converted.length, text });
+  }
+  candidates.sort((a, b) => a.start - b.start);
+  return decide(content, "escape_sequences", candidates, oldString, replaceAll);
+}
+
+/**
+ * Uneven indentation: each distinct indentation of old_string maps to one of the file's, deeper to deeper.
+ * new_string's indentations follow the same map; one the map lacks is placed relative to the nearest level.
+ */
+function matchIndentationRemapped(content: string, loose: readonly LooseMatch[], nOld: string, oldString: string, newString: string, replaceAll: boolean): MatchOutcome | undefined {
+  const { lines: oldLines } = oldLinesOf(nOld);
+  const { lines: rawOldLines } = oldLinesOf(oldString);
+  const candidates: Replacement[] = [];
+  for (const match of loose) {
+    if (!match.atLineStart) continue;
+    const map = new Map<string, string>();
+    let consistent = true;
+    oldLines.forEach((line, k) => {
+      const fileIndent = match.indents[k];
+      if (fileIndent === undefined) return;
+      const oldIndent = leadingWhitespace(line);
+      const known = map.get(oldIndent);
+      if (known !== undefined && known !== fileIndent) consistent = false;
+      map.set(oldIndent, fileIndent);
+    });
+    const levels = [...map.entries()].sort((a, b) => widthOf(a[0], 4) - widthOf(b[0], 4));
+    for (let i = 1; i < levels.length && consistent; i++) consistent = widthOf(levels[i][1], 4) > widthOf(levels[i - 1][1], 4);
+    if (!consistent) continue;
+    const actual = content.slice(match.start, match.end);
+    // new_string written with the file's indentation levels (and not old_string's) is left as it is.
+    const newIndents = newString.split("\n").filter((l) => !isBlank(l)).map(leadingWhitespace);
+    const fileLevels = new Set(map.values());
+    const indented = newIndents.every((i) => fileLevels.has(i)) && !newIndents.every((i) => map.has(i));
+    const text = rebuildNewText(rawOldLines, actual, newString, (line) => {
+      const styled = preserveQuoteStyle(oldString, actual, line);
+      return indented || isBlank(styled) ? styled : remapIndent(styled, levels);
+    });
+    candidates.push({ start: match.start, end: match.end, text });
+  }
+  return decide(content, "indentation_remapped", candidates, oldString, replaceAll);
+}
+
+/** A new line's indentation through the old → file map; between or beyond known levels, the nearest one plus the difference. */
+function remapIndent(line: string, levels: ReadonlyArray<[string, string]>): string {
+  const lead = leadingWhitespace(line);
+  const body = line.slice(lead.length);
+  const exact = levels.find(([oldIndent]) => oldIndent === lead);
+  if (exact) return exact[1] + body;
+  const width = widthOf(lead, 4);
+  const below = [...levels].reverse().find(([oldIndent]) => widthOf(oldIndent, 4) <= width) ?? levels[0];
+  const extra = width - widthOf(below[0], 4);
+  const useTabs = below[1].includes("\t");
+  // How many file columns one old column stands for, from the two shallowest levels (1 when there is one level).
+  const ratio = levels.length > 1 ? (widthOf(levels[1][1], 4) - widthOf(levels[0][1], 4)) / Math.max(1, widthOf(levels[1][0], 4) - widthOf(levels[0][0], 4)) : 1;
+  const columns = Math.max(0, Math.round(extra * ratio));
+  if (extra < 0) return below[1] + body;
+  return below[1] + (useTabs ? "\t".repeat(Math.round(columns / 4)) : " ".repeat(columns)) + body;
 }
 
 /**
@@ -269,9 +465,15 @@ export function findReplacements(content: string, oldString: string, newString: 
 
   if (oldString.trim() === "") return { kind: "not_found" };
   const lines = splitLines(nContent);
+  let loose: LooseMatch[] | undefined;
+  // The whitespace-loose scans (tiers 5 and 7) share one pass, and none at all when a word of old_string is missing.
+  const looseOnce = () => (loose ??= mayMatchLoosely(nContent, nOld) ? looseMatches(nContent, oldLinesOf(nOld).lines, oldLinesOf(nOld).endsWithNewline) : []);
   return (
     matchTrailingWhitespace(content, lines, nOld, oldString, newString, replaceAll) ??
-    matchIndentationShift(content, lines, nOld, oldString, newString, replaceAll) ?? { kind: "not_found" }
+    matchIndentationShift(content, lines, nOld, oldString, newString, replaceAll) ??
+    matchWhitespaceNormalized(content, looseOnce(), nOld, oldString, newString, replaceAll) ??
+    matchEscapeSequences(content, oldString, newString, replaceAll) ??
+    matchIndentationRemapped(content, looseOnce(), nOld, oldString, newString, replaceAll) ?? { kind: "not_found" }
   );
 }
 

@@ -8,7 +8,7 @@ Before editing:
 
 How matching works:
 - old_string must match exactly one place unless replace_all is true. If it matches several, include a few surrounding lines to make it unique, or set replace_all to change every occurrence (useful for renames).
-- If there is no exact match, Edit retries while treating curly and straight quotes, Unicode dashes and spaces as equal (your new text then follows the file's quote style), then ignoring whitespace at line ends, then allowing the whole block's indentation to be shifted (new_string is re-indented by the same amount). The looser two only apply when exactly one place matches. The result says which one matched.
+- If there is no exact match, Edit retries while treating curly and straight quotes, Unicode dashes and spaces as equal (your new text then follows the file's quote style), then ignoring whitespace at line ends, then allowing the whole block's indentation to be shifted (new_string is re-indented by the same amount unless it is already indented for the file), then treating tabs and spaces (and runs of them inside lines) as equal, then reading escapes such as \\n, \\t and \\" written literally as the characters they stand for (or the reverse), then allowing each indentation level to differ. The looser ones only apply when exactly one place matches. The result says which one matched.
 - When nothing matches, the error shows the closest part of the file with line numbers and its first differing line; fix old_string from that and retry.
 
 Behaviour worth knowing:

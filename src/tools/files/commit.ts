@@ -7,7 +7,7 @@ import { resolveWriteTarget, writeFileAtomicSync } from "../../util/atomicWrite.
 import { recordFileState } from "./fileState.js";
 
 /** Checkpoints are keyed by the assistant message that asked for the change; a message without an id falls back to the tool_use id. */
-function checkpointMessageId(parentMessage: AssistantMessage, context: ToolUseContext): string {
+export function checkpointMessageId(parentMessage: AssistantMessage, context: ToolUseContext): string {
   return parentMessage.id ?? context.toolUseID ?? "unknown-message";
 }
 

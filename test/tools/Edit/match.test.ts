@@ -207,12 +207,103 @@ describe("uniform indentation shift", () => {
     expect(edit(content, "foo()\nbar()", "baz()\nbar()", true).result).toBe("  baz()\n  bar()\n\n    baz()\n    bar()\n");
   });
 
-  it("does not treat tabs and spaces as the same indentation", () => {
-    expect(findReplacements("\tif a {\n\t\tb()\n\t}\n", "if a {\n    b()\n}", "x", false)).toEqual({ kind: "not_found" });
+  it("does not treat tabs and spaces as the same indentation (that is a later, separate tier)", () => {
+    expect(findReplacements("\tif a {\n\t\tb()\n\t}\n", "if a {\n    b()\n}", "x", false)).toMatchObject({ kind: "matched", strategy: "indentation_remapped" });
   });
 
   it("deletes a shifted block with its line break", () => {
     expect(edit("keep\n    a()\n    b()\nend\n", "a()\nb()", "").result).toBe("keep\nend\n");
+  });
+});
+
+describe("tabs and spaces, runs of whitespace inside lines (whitespace_normalized)", () => {
+  it("matches spaces written for the file's tabs, and new_string takes the file's tabs", () => {
+    const content = "\tif (a)  {\n\t\treturn 1;\n\t}\n";
+    const { result, outcome } = edit(content, "    if (a) {\n        return 1;\n    }", "    if (a) {\n        return 2;\n        done();\n    }");
+    expect(outcome).toMatchObject({ strategy: "whitespace_normalized" });
+    expect(result).toBe("\tif (a)  {\n\t\treturn 2;\n\t\tdone();\n\t}\n");
+  });
+
+  it("matches tabs written for the file's spaces (a tab as 8 columns when 4 does not fit)", () => {
+    const content = "        x = 1\n";
+    const { result } = edit(content, "\tx = 1", "\tx = 2");
+    expect(result).toBe("        x = 2\n");
+  });
+
+  it("matches runs of spaces inside a line, even inside a line of the file", () => {
+    const { result, outcome } = edit("total = add(a,   b)  # sum\n", "add(a, b)", "add(a, c)");
+    expect(outcome).toMatchObject({ strategy: "whitespace_normalized" });
+    expect(result).toBe("total = add(a, c)  # sum\n");
+  });
+
+  it("an unindented old_string inside an indented line leaves the line's indentation alone", () => {
+    const { result, outcome } = edit("\tunique_marker(a,  b)\n", "unique_marker(a, b)", "unique_marker(a, c)");
+    expect(outcome).toMatchObject({ strategy: "whitespace_normalized" });
+    expect(result).toBe("\tunique_marker(a, c)\n");
+  });
+
+  it("refuses two candidates with their count", () => {
+    expect(findReplacements("\tx  =  1\n\tx = 1\n", "    x = 1", "    x = 2", false)).toEqual({ kind: "ambiguous", strategy: "whitespace_normalized", count: 2, lines: [1, 2] });
+  });
+});
+
+describe("escape sequences (escape_sequences)", () => {
+  it("reads \\n and \\t written literally as the real characters, converting new_string the same way", () => {
+    const { result, outcome } = edit("line1\n\tline2\n", "line1\\n\\tline2", "line1\\n\\tline3");
+    expect(outcome).toMatchObject({ strategy: "escape_sequences" });
+    expect(result).toBe("line1\n\tline3\n");
+  });
+
+  it("and the reverse: real line breaks where the file has \\n inside a string", () => {
+    const { result } = edit('print("a\\nb")\n', 'print("a\nb")', 'print("a\nc")');
+    expect(result).toBe('print("a\\nc")\n');
+  });
+
+  it('escapes quotes where the file has \\"', () => {
+    const { result } = edit('x = "{\\"a\\": 1}"\n', '{"a": 1}', '{"a": 2}');
+    expect(result).toBe('x = "{\\"a\\": 2}"\n');
+  });
+
+  it("refuses two candidates with their count", () => {
+    expect(findReplacements("a\tb\nx\na\tb\n", "a\\tb", "c", false)).toEqual({ kind: "ambiguous", strategy: "escape_sequences", count: 2, lines: [1, 3] });
+  });
+});
+
+describe("uneven indentation (indentation_remapped)", () => {
+  const file = "def f():\n    if x:\n        y()\n";
+
+  it("maps each indentation level of old_string to the file's, and re-indents new_string level by level", () => {
+    const { result, outcome } = edit(file, "def f():\n  if x:\n    y()", "def f():\n  if x:\n    z()\n      w()");
+    expect(outcome).toMatchObject({ strategy: "indentation_remapped" });
+    expect(result).toBe("def f():\n    if x:\n        z()\n            w()\n");
+  });
+
+  it("leaves new_string alone when it is already indented for the file (no double indent)", () => {
+    const { result } = edit(file, "def f():\n  if x:\n    y()", "def f():\n    if x:\n        z()");
+    expect(result).toBe("def f():\n    if x:\n        z()\n");
+  });
+
+  it("refuses a mapping that does not keep the levels' order", () => {
+    expect(findReplacements("a:\n    b\n  c\n", "a:\n  b\n    c", "x", false)).toEqual({ kind: "not_found" });
+  });
+
+  it("refuses two candidates with their count", () => {
+    const content = "if a:\n    go()\nif a:\n        go()\n";
+    expect(findReplacements(content, "if a:\n  go()", "x", false)).toMatchObject({ kind: "ambiguous", strategy: "indentation_remapped", count: 2, lines: [1, 3] });
+  });
+});
+
+describe("the double-indent fix (indentation_shift)", () => {
+  it("does not indent again a new_string already written at the file's indentation", () => {
+    const content = "class A:\n    def f(self):\n        return 1\n";
+    const { result, outcome } = edit(content, "def f(self):\n    return 1", "    def f(self):\n        return 2");
+    expect(outcome).toMatchObject({ strategy: "indentation_shift", shift: "4 spaces more than old_string" });
+    expect(result).toBe("class A:\n    def f(self):\n        return 2\n");
+  });
+
+  it("still shifts a new_string written like old_string", () => {
+    const content = "class A:\n    def f(self):\n        return 1\n";
+    expect(edit(content, "def f(self):\n    return 1", "def f(self):\n    return 2").result).toBe("class A:\n    def f(self):\n        return 2\n");
   });
 });
 

@@ -32,3 +32,33 @@ export function ToolRejected({ what, reason, children }: { what?: string; reason
     </ResultGutter>
   );
 }
+
+/** The default error rendering, for renderers with nothing to add. */
+export function renderError(message: string, _input: unknown, options: Pick<RenderOptions, "expanded">): ReactNode {
+  return <ToolError message={message} options={options} />;
+}
+
+/** A result's text collapsed under the gutter (what most tools without structure show). */
+export function ResultText({ text, options, maxLines, empty = "(no output)" }: { text: string; options: Pick<RenderOptions, "expanded">; maxLines?: number; empty?: string }) {
+  return (
+    <ResultGutter>
+      {text.trim() === "" ? <Text dimColor>{empty}</Text> : <CollapsedText text={text} expanded={options.expanded} maxLines={maxLines} />}
+    </ResultGutter>
+  );
+}
+
+export type GroupStatus = "running" | "success" | "error" | "rejected";
+
+/** Where one call of a group stands, from its result. */
+export function statusOf(result: { isError: boolean; outcome: string } | undefined): GroupStatus {
+  if (!result) return "running";
+  if (result.outcome === "denied") return "rejected";
+  return result.isError ? "error" : "success";
+}
+
+/** The group's dot: running while any runs, red when any failed. */
+export function groupStatus(statuses: readonly GroupStatus[]): GroupStatus {
+  if (statuses.includes("running")) return "running";
+  if (statuses.some((s) => s === "error" || s === "rejected")) return "error";
+  return "success";
+}

@@ -4,5 +4,7 @@ export { CollapsedText, COLLAPSED_LINES, HiddenLinesNote, collapseLines, isTextT
 export { Diff, COLLAPSED_DIFF_LINES, describeDiffStats, diffStats, isDiffTruncated, type DiffStats } from "./Diff.js";
 export { Markdown, renderMarkdown } from "./Markdown.js";
 export { ResultGutter, ToolUseLine, resultColumns, type ToolUseStatus } from "./ToolUseLine.js";
-export { ToolError, ToolRejected, errorText } from "./ToolMessages.js";
+export { ResultText, ToolError, ToolRejected, errorText, groupStatus, renderError, statusOf, type GroupStatus } from "./ToolMessages.js";
 export { compactJson, contentText, displayPath, formatBytes, formatDuration, linesOf, num, oneLine, plural, str } from "./format.js";
+export { FileChangeResult, RejectedChange, isFileChangeTruncated, proposedHunks } from "./FileChange.js";
+export { SearchGroup } from "./SearchGroup.js";

@@ -1,5 +1,5 @@
 import { stripVTControlCharacters } from "node:util";
-import { Text } from "ink";
+import { Box, Text } from "ink";
 import { Marked, type MarkedExtension } from "marked";
 import { markedTerminal } from "marked-terminal";
 import { highlight, supportsLanguage } from "cli-highlight";
@@ -141,6 +141,11 @@ export interface MarkdownProps {
   color?: boolean;
 }
 
+/** marked-terminal reflows paragraphs only; the box makes Ink wrap list items and headings to the width too. */
 export function Markdown({ children, columns, color }: MarkdownProps) {
-  return <Text>{renderMarkdown(children, columns, color ?? colorEnabled())}</Text>;
+  return (
+    <Box width={Math.max(20, Math.floor(columns))} flexDirection="column">
+      <Text>{renderMarkdown(children, columns, color ?? colorEnabled())}</Text>
+    </Box>
+  );
 }

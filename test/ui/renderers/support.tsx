@@ -24,7 +24,8 @@ export function rendered<Output>(update: ToolResultUpdate): RenderedResult<Outpu
   return { output: update.output as Output, content: update.block.content, isError: update.block.is_error === true, outcome: update.outcome, durationMs: update.durationMs };
 }
 
-export function textResult(text: string, overrides: Partial<RenderedResult> = {}): RenderedResult {
+/** A successful result with this text; `Output` is inferred from an `output` override, else fits any renderer. */
+export function textResult<Output = never>(text: string, overrides: Partial<RenderedResult<Output>> = {}): RenderedResult<Output> {
   return { content: text, isError: false, outcome: "success", ...overrides };
 }
 

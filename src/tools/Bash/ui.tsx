@@ -14,6 +14,7 @@ import {
   oneLine,
   renderError,
   str,
+  terminalSafe,
   tint,
 } from "../../ui/components/index.js";
 import type { BashInput, BashOutput, BashProgress } from "./tool.js";
@@ -41,7 +42,7 @@ function latestProgress(progress: readonly unknown[]): BashProgress | undefined 
 
 function LiveTail({ progress }: { progress: BashProgress | undefined }) {
   if (!progress) return <Text dimColor>Running…</Text>;
-  const lines = linesOf(str(progress.output) ?? "");
+  const lines = linesOf(typeof progress.output === "string" ? terminalSafe(progress.output, "output") : "");
   const tail = lines.slice(-LIVE_TAIL_LINES);
   const elapsed = num(progress.elapsedMs);
   const bytes = num(progress.totalBytes);
@@ -68,15 +69,15 @@ function BashResult({ output, options }: { output: BashOutput; options: RenderOp
   const text = output.output ?? "";
   const details = [
     output.sandboxed ? "sandboxed" : undefined,
-    output.truncated && output.totalBytes ? `output ${formatBytes(output.totalBytes)}, shortened${output.outputFile ? `; whole in ${output.outputFile}` : ""}` : undefined,
+    output.truncated && output.totalBytes ? `output ${formatBytes(output.totalBytes)}, shortened${output.outputFile ? `; whole in ${terminalSafe(output.outputFile, "input")}` : ""}` : undefined,
   ].filter(Boolean);
   return (
     <ResultGutter>
       {text.trim() === "" ? <Text dimColor>(no output)</Text> : <CollapsedText text={text} expanded={options.expanded} maxLines={OUTPUT_LINES} />}
-      {output.status ? <Text color={tint("red")}>{output.status}</Text> : null}
+      {output.status ? <Text color={tint("red")}>{terminalSafe(output.status, "output")}</Text> : null}
       {(output.notes ?? []).map((note, i) => (
         <Text key={i} dimColor>
-          {note}
+          {terminalSafe(note, "output")}
         </Text>
       ))}
       {details.length > 0 ? <Text dimColor>{`(${details.join("; ")})`}</Text> : null}

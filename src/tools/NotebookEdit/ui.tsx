@@ -20,7 +20,7 @@ export const renderer: ToolRenderer<NotebookEditInput, NotebookEditOutput> = {
   renderToolResultMessage(result, _input, options) {
     const output = result.output;
     const verb = output ? (VERB[output.editMode] ?? "Edited") : "Edited";
-    const title = output ? `${verb} ${output.cellType} cell ${output.cellId}` : undefined;
+    const title = output ? `${verb} ${str(output.cellType) ?? ""} cell ${str(output.cellId) ?? ""}` : undefined;
     return <FileChangeResult hunks={output?.structuredPatch} options={options} title={title} />;
   },
   renderToolUseRejectedMessage(input, options) {

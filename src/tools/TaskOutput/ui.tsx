@@ -25,7 +25,7 @@ export const renderer: ToolRenderer<TaskOutputInput, TaskOutputOutput> = {
       <ResultGutter>
         <Text>
           <Text color={failed ? tint("red") : undefined}>{`${output.status}${exit}`}</Text>
-          <Text dimColor>{`${output.waitTimedOut ? " (still running when the wait ended)" : ""} · ${output.description}`}</Text>
+          <Text dimColor>{`${output.waitTimedOut ? " (still running when the wait ended)" : ""} · ${str(output.description) ?? ""}`}</Text>
         </Text>
         {output.output ? <CollapsedText text={output.output} expanded={options.expanded} maxLines={OUTPUT_LINES} /> : null}
       </ResultGutter>

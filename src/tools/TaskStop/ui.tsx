@@ -14,8 +14,8 @@ export const renderer: ToolRenderer<TaskStopInput, TaskStopOutput> = {
     return (
       <ResultGutter>
         <Text>
-          {output.stopped ? `Stopped ${output.taskId}` : `${output.taskId} was not running (${output.status}${output.statusDetail ? `: ${output.statusDetail}` : ""})`}
-          <Text dimColor>{` · ${output.description}`}</Text>
+          {output.stopped ? `Stopped ${str(output.taskId)}` : `${str(output.taskId)} was not running (${output.status}${output.statusDetail ? `: ${str(output.statusDetail)}` : ""})`}
+          <Text dimColor>{` · ${str(output.description) ?? ""}`}</Text>
         </Text>
       </ResultGutter>
     );

@@ -12,13 +12,13 @@ export const renderer: ToolRenderer<ToolSearchInput, ToolSearchOutput> = {
   renderToolResultMessage(result) {
     const output = result.output;
     if (!output) return null;
-    const matches = output.matches ?? [];
-    const notFound = output.notFound ?? [];
+    const matches = (output.matches ?? []).map((name) => str(name) ?? "");
+    const notFound = (output.notFound ?? []).map((name) => str(name) ?? "");
     return (
       <ResultGutter>
         <Text>{matches.length > 0 ? `Loaded ${plural(matches.length, "tool")}: ${matches.join(", ")}` : "No matching tools"}</Text>
         {notFound.length > 0 ? <Text color={tint("yellow")}>{`Not found: ${notFound.join(", ")}`}</Text> : null}
-        {matches.length === 0 && (output.unavailableServers ?? []).length > 0 ? <Text dimColor>{(output.unavailableServers ?? []).join("\n")}</Text> : null}
+        {matches.length === 0 && (output.unavailableServers ?? []).length > 0 ? <Text dimColor>{(output.unavailableServers ?? []).map((line) => str(line) ?? "").join("\n")}</Text> : null}
       </ResultGutter>
     );
   },

@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import { tint } from "./color.js";
-import { linesOf } from "./format.js";
+import { linesOf, terminalSafe } from "./format.js";
 
 /** How many lines a long result shows until Ctrl+O expands it. */
 export const COLLAPSED_LINES = 10;
@@ -18,7 +18,7 @@ export function collapseLines(lines: readonly string[], maxLines: number, expand
 
 /** Whether a text is longer than its collapsed view. */
 export function isTextTruncated(text: string, maxLines = COLLAPSED_LINES): boolean {
-  return linesOf(text).length > maxLines;
+  return linesOf(terminalSafe(text, "output")).length > maxLines;
 }
 
 /** The note under a collapsed block. */
@@ -37,7 +37,7 @@ export interface CollapsedTextProps {
 
 /** A text cut to its first lines with a "+N lines" note, or whole when expanded. */
 export function CollapsedText({ text, maxLines = COLLAPSED_LINES, expanded = false, color, dimColor }: CollapsedTextProps) {
-  const { shown, hiddenLines } = collapseLines(linesOf(text), maxLines, expanded);
+  const { shown, hiddenLines } = collapseLines(linesOf(terminalSafe(text, "output")), maxLines, expanded);
   return (
     <Box flexDirection="column">
       {shown.length > 0 ? (

@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import type { StructuredPatchHunk } from "diff";
 import { tint } from "./color.js";
 import { HiddenLinesNote } from "./CollapsedText.js";
+import { terminalSafe } from "./format.js";
 
 /** How many diff lines show until Ctrl+O expands the diff. */
 export const COLLAPSED_DIFF_LINES = 20;
@@ -46,10 +47,10 @@ function rowsOf(hunks: readonly StructuredPatchHunk[]): DiffRow[] {
     let newLine = hunk.newStart;
     for (const line of hunk.lines ?? []) {
       const marker = line[0];
-      const text = line.slice(1);
+      const text = terminalSafe(line.slice(1), "output");
       if (marker === "+") rows.push({ kind: "add", lineNumber: newLine++, text });
       else if (marker === "-") rows.push({ kind: "remove", lineNumber: oldLine++, text });
-      else if (marker === "\\") rows.push({ kind: "note", text: line });
+      else if (marker === "\\") rows.push({ kind: "note", text: terminalSafe(line, "output") });
       else {
         rows.push({ kind: "context", lineNumber: newLine, text });
         oldLine++;

@@ -4,6 +4,7 @@ import { Marked, type MarkedExtension } from "marked";
 import { markedTerminal } from "marked-terminal";
 import { highlight, supportsLanguage } from "cli-highlight";
 import { colorEnabled, styles, type Style } from "./color.js";
+import { terminalSafe } from "./format.js";
 
 type Styles = ReturnType<typeof styles>;
 
@@ -125,9 +126,9 @@ function parserFor(columns: number, color: boolean): Marked {
 export function renderMarkdown(text: string, columns: number, color = colorEnabled()): string {
   let rendered: string;
   try {
-    rendered = parserFor(Math.max(20, Math.floor(columns)), color).parse(text, { async: false });
+    rendered = parserFor(Math.max(20, Math.floor(columns)), color).parse(terminalSafe(text, "output"), { async: false });
   } catch {
-    rendered = text;
+    rendered = terminalSafe(text, "output");
   }
   // tables and a few inline pieces colour themselves through their own libraries
   if (!color) rendered = stripVTControlCharacters(rendered);

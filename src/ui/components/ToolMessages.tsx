@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import type { RenderOptions } from "../toolRenderer.js";
 import { tint } from "./color.js";
 import { CollapsedText } from "./CollapsedText.js";
+import { terminalSafe } from "./format.js";
 import { ResultGutter } from "./ToolUseLine.js";
 
 /** Lines of an error shown until Ctrl+O. */
@@ -26,8 +27,8 @@ export function ToolError({ message, options }: { message: string; options: Pick
 export function ToolRejected({ what, reason, children }: { what?: string; reason?: string; children?: ReactNode }) {
   return (
     <ResultGutter>
-      <Text color={tint("red")}>{what ? `Rejected: ${what}` : "Rejected"}</Text>
-      {reason ? <Text dimColor>{errorText(reason)}</Text> : null}
+      <Text color={tint("red")}>{what ? `Rejected: ${terminalSafe(what, "input")}` : "Rejected"}</Text>
+      {reason ? <Text dimColor>{terminalSafe(errorText(reason), "output")}</Text> : null}
       {children}
     </ResultGutter>
   );

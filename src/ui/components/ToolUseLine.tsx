@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import type { ReactNode } from "react";
 import { tint } from "./color.js";
+import { terminalSafe } from "./format.js";
 
 export type ToolUseStatus = "streaming" | "queued" | "awaiting_permission" | "running" | "success" | "error" | "rejected";
 
@@ -32,7 +33,7 @@ export function ToolUseLine({ name, summary, status }: ToolUseLineProps) {
       </Text>
       <Box flexShrink={1}>
         <Text>
-          <Text bold>{name}</Text>
+          <Text bold>{terminalSafe(name, "input")}</Text>
           {hasSummary ? <Text> (</Text> : null}
           {hasSummary ? summary : null}
           {hasSummary ? <Text>)</Text> : null}

@@ -1,9 +1,42 @@
 import path from "node:path";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 
-/** A member of a partial input that should be a string: the string, or undefined for anything else. */
+/** CSI, OSC (ended by BEL or ST), DCS/SOS/PM/APC strings and two-character escapes. */
+const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[PX^_][^\u001b]*(?:\u001b\\)?|[ -~])?/g;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+const C1_AND_BIDI = /[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from outside (a model's input, a file, a command's output, a web page) made safe to print: escape
+ * sequences could clear the screen, retitle the terminal or draw a fake prompt, and bidi overrides or a carriage
+ * return could make a command read differently from what runs. `input` keeps every character visible (ESC as ␛,
+ * CR as ␍) so what the user approves is what runs; `output` drops escape sequences (colours) and lets a carriage
+ * return overwrite its line as a terminal would. Other control characters become their visible pictures, C1
+ * controls and bidi marks become �, tabs become spaces (Ink measures a tab as zero columns).
+ */
+export function terminalSafe(text: string, mode: "input" | "output"): string {
+  let out = text.replace(/\r\n/g, "\n");
+  if (mode === "output") {
+    out = out.replace(ESCAPE_SEQUENCE, "");
+    if (out.includes("\r")) {
+      out = out
+        .split("\n")
+        .map((line) => {
+          const parts = line.split("\r");
+          return parts.findLast((part) => part !== "") ?? "";
+        })
+        .join("\n");
+    }
+  }
+  return out
+    .replace(/\t/g, "    ")
+    .replace(CONTROL, (c) => String.fromCharCode(c === "\u007f" ? 0x2421 : 0x2400 + c.charCodeAt(0)))
+    .replace(C1_AND_BIDI, "\ufffd");
+}
+
+/** A member of a partial input that should be a string: the string (safe to print), or undefined for anything else. */
 export function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
+  return typeof value === "string" ? terminalSafe(value, "input") : undefined;
 }
 
 export function num(value: unknown): number | undefined {
@@ -75,5 +108,5 @@ export function compactJson(value: unknown, max: number): string {
   } catch {
     text = String(value);
   }
-  return oneLine(text, max);
+  return oneLine(terminalSafe(text, "input"), max);
 }

@@ -5,6 +5,6 @@ export { Diff, COLLAPSED_DIFF_LINES, describeDiffStats, diffStats, isDiffTruncat
 export { Markdown, renderMarkdown } from "./Markdown.js";
 export { ResultGutter, ToolUseLine, resultColumns, type ToolUseStatus } from "./ToolUseLine.js";
 export { ResultText, ToolError, ToolRejected, errorText, groupStatus, renderError, statusOf, type GroupStatus } from "./ToolMessages.js";
-export { compactJson, contentText, displayPath, formatBytes, formatDuration, linesOf, num, oneLine, plural, str } from "./format.js";
+export { compactJson, contentText, displayPath, formatBytes, formatDuration, linesOf, num, oneLine, plural, str, terminalSafe } from "./format.js";
 export { FileChangeResult, RejectedChange, isFileChangeTruncated, proposedHunks } from "./FileChange.js";
 export { SearchGroup } from "./SearchGroup.js";

@@ -70,30 +70,39 @@ export interface DiffProps {
   lineNumbers?: boolean;
 }
 
-/** A unified diff: line numbers, `+` lines green, `-` lines red, hunks separated by `…`. */
+/**
+ * A unified diff: line numbers, `+` lines green, `-` lines red, hunks separated by `…`. The rows are spans of one
+ * Text, so Ink lays out one node however long the diff is (a node per row took seconds for a few thousand rows).
+ */
 export function Diff({ hunks, expanded = false, maxLines = COLLAPSED_DIFF_LINES, lineNumbers = true }: DiffProps) {
   const rows = rowsOf(hunks);
   const shown = expanded ? rows : rows.slice(0, maxLines);
   const width = Math.max(...rows.map((r) => String(r.lineNumber ?? "").length), 1);
+  const pad = lineNumbers ? "".padStart(width + 1) : "";
   return (
     <Box flexDirection="column">
-      {shown.map((row, i) => {
-        const gutter = lineNumbers ? `${row.lineNumber === undefined ? "".padStart(width) : String(row.lineNumber).padStart(width)} ` : "";
-        if (row.kind === "separator" || row.kind === "note") {
-          return (
-            <Text key={i} dimColor>
-              {`${"".padStart(lineNumbers ? width + 1 : 0)}${row.text}`}
-            </Text>
-          );
-        }
-        const sign = row.kind === "add" ? "+" : row.kind === "remove" ? "-" : " ";
-        const color = row.kind === "add" ? tint("green") : row.kind === "remove" ? tint("red") : undefined;
-        return (
-          <Text key={i} color={color} dimColor={row.kind === "context"}>
-            {`${gutter}${sign} ${row.text}`}
-          </Text>
-        );
-      })}
+      {shown.length > 0 ? (
+        <Text>
+          {shown.map((row, i) => {
+            const end = i < shown.length - 1 ? "\n" : "";
+            if (row.kind === "separator" || row.kind === "note") {
+              return (
+                <Text key={i} dimColor>
+                  {`${pad}${row.text}${end}`}
+                </Text>
+              );
+            }
+            const gutter = lineNumbers ? `${String(row.lineNumber ?? "").padStart(width)} ` : "";
+            const sign = row.kind === "add" ? "+" : row.kind === "remove" ? "-" : " ";
+            const color = row.kind === "add" ? tint("green") : row.kind === "remove" ? tint("red") : undefined;
+            return (
+              <Text key={i} color={color} dimColor={row.kind === "context"}>
+                {`${gutter}${sign} ${row.text}${end}`}
+              </Text>
+            );
+          })}
+        </Text>
+      ) : null}
       <HiddenLinesNote count={rows.length - shown.length} />
     </Box>
   );

@@ -56,18 +56,17 @@ function codeTheme(s: Styles): Record<string, Style> {
   };
 }
 
-/** A code block, highlighted when colour is on and the language is known (or guessable). */
+/**
+ * A code block, highlighted when colour is on and its language is named and known. Never guessed: highlight.js
+ * tries every grammar to guess, which took over 2 s for one line here.
+ */
 function highlightCode(code: string, lang: string | undefined, color: boolean, s: Styles): string {
-  if (!color) return code;
   const language = lang?.trim().split(/\s+/)[0];
+  if (!color || !language || !supportsLanguage(language)) return code;
   try {
-    return highlight(code, {
-      ...(language && supportsLanguage(language) ? { language } : {}),
-      ignoreIllegals: true,
-      theme: codeTheme(s),
-    });
+    return highlight(code, { language, ignoreIllegals: true, theme: codeTheme(s) });
   } catch {
-    return s.yellow(code);
+    return code;
   }
 }
 

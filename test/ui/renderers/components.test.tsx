@@ -96,6 +96,12 @@ describe("Markdown", () => {
     expect(lines.join(" ")).toContain("forty");
   });
 
+  it("leaves a code block without a known language unhighlighted (highlight.js would guess, slowly)", () => {
+    const colored = renderMarkdown("```\nconst x = 1;\n```\n\n```nosuchlang\nconst y = 2;\n```", 80, true);
+    expect(colored).toContain("  const x = 1;");
+    expect(colored).toContain("  const y = 2;");
+  });
+
   it("never throws on odd input (unterminated fences, html, empty)", () => {
     for (const text of ["", "```js\nunterminated", "<div>html</div>", "| broken | table", "\u0000\u001b[31mred"]) {
       expect(() => renderMarkdown(text, 30, true)).not.toThrow();

@@ -57,17 +57,31 @@ function codeTheme(s: Styles): Record<string, Style> {
 }
 
 /**
+ * Highlighted code blocks (highlighting costs ~10-25 ms a block here): while a message streams in it is drawn
+ * again on every update, and only its last block is still changing.
+ */
+const highlighted = new Map<string, string>();
+const HIGHLIGHT_CACHE_ENTRIES = 200;
+
+/**
  * A code block, highlighted when colour is on and its language is named and known. Never guessed: highlight.js
  * tries every grammar to guess, which took over 2 s for one line here.
  */
 function highlightCode(code: string, lang: string | undefined, color: boolean, s: Styles): string {
   const language = lang?.trim().split(/\s+/)[0];
   if (!color || !language || !supportsLanguage(language)) return code;
+  const key = `${language}\u0000${code}`;
+  const cached = highlighted.get(key);
+  if (cached !== undefined) return cached;
+  let result: string;
   try {
-    return highlight(code, { language, ignoreIllegals: true, theme: codeTheme(s) });
+    result = highlight(code, { language, ignoreIllegals: true, theme: codeTheme(s) });
   } catch {
-    return code;
+    result = code;
   }
+  if (highlighted.size >= HIGHLIGHT_CACHE_ENTRIES) highlighted.delete(highlighted.keys().next().value as string);
+  highlighted.set(key, result);
+  return result;
 }
 
 const parsers = new Map<string, Marked>();

@@ -34,7 +34,10 @@ export const RENDERED_TOOL_NAMES: readonly string[] = Object.keys(LOADERS);
 
 const loaded = new Map<string, AnyToolRenderer>();
 
-/** The renderer for a tool: its own, the MCP one for `mcp__server__tool`, else the generic one. */
+/**
+ * The renderer for a tool: its own, the MCP one for `mcp__server__tool`, else the generic one; wrapped so that a
+ * renderer that throws (a malformed output, a non-object input) draws the generic rendering instead.
+ */
 export async function loadToolRenderer(toolName: string): Promise<AnyToolRenderer> {
   const cached = loaded.get(toolName);
   if (cached) return cached;
@@ -43,6 +46,7 @@ export async function loadToolRenderer(toolName: string): Promise<AnyToolRendere
   if (loader) renderer = (await loader()).renderer;
   else if (toolName.startsWith("mcp__")) renderer = (await import("./mcpRenderer.js")).mcpRenderer(toolName);
   else renderer = (await import("./genericRenderer.js")).genericRenderer;
+  renderer = (await import("./safeRenderer.js")).safeRenderer(renderer, toolName);
   loaded.set(toolName, renderer);
   return renderer;
 }

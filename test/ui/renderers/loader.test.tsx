@@ -1,3 +1,4 @@
+import { Fragment } from "react";
 import { describe, expect, it } from "vitest";
 import { RENDERED_TOOL_NAMES, loadToolRenderer } from "../../../src/ui/renderers.js";
 import { genericRenderer, summarizeArguments } from "../../../src/ui/genericRenderer.js";
@@ -14,8 +15,10 @@ describe("loadToolRenderer", () => {
         expect(await loadToolRenderer(name), name).not.toBe(genericRenderer);
       }
     }
-    expect(await loadToolRenderer("BashOutput")).toBe(await loadToolRenderer("TaskOutput"));
-    expect(await loadToolRenderer("Task")).toBe(await loadToolRenderer("Agent"));
+    expect((await loadToolRenderer("BashOutput")).userFacingName!({})).toBe("Task Output");
+    expect((await loadToolRenderer("KillShell")).userFacingName!({})).toBe("Stop Task");
+    expect((await loadToolRenderer("Task")).userFacingName!({ subagent_type: "explorer" })).toBe("explorer");
+    expect(await loadToolRenderer("Read")).toBe(await loadToolRenderer("Read"));
   });
 
   it("loads every listed renderer, each drawing an empty (just started) input", async () => {
@@ -49,6 +52,53 @@ describe("loadToolRenderer", () => {
     expect(draw(renderer.renderToolUseRejectedMessage!(input, { ...renderOptions(), reason: "denied" }))).toContain("Rejected: github - create_issue (MCP)");
     expect(splitMcpName("mcp__my_server__get__items")).toEqual({ server: "my_server", tool: "get__items" });
     expect(splitMcpName("mcp__broken")).toBeUndefined();
+  });
+});
+
+describe("a renderer never takes the UI down", () => {
+  it("draws any input value a model can send (null, a string, an array, a number) through every loaded renderer", async () => {
+    const odd: unknown[] = [null, undefined, "rm -rf /", ["a"], 42, { file_path: 7, command: { nested: true }, todos: "x", edits: 5, input: null }];
+    for (const name of [...RENDERED_TOOL_NAMES, "mcp__srv__tool", "Unknown"]) {
+      const renderer = await loadToolRenderer(name);
+      // one frame per renderer holding every case: an Ink render apiece would take seconds
+      expect(() => {
+        draw(
+          <>
+            {odd.map((input, i) => (
+              <Fragment key={i}>
+                {renderer.renderToolUseMessage(input as never, renderOptions())}
+                {renderer.renderToolUseRejectedMessage?.(input as never, renderOptions())}
+                {renderer.renderToolUseProgressMessage?.([input], input as never, renderOptions())}
+                {renderer.renderToolResultMessage?.(textResult("ok", { output: input }), input as never, renderOptions())}
+              </Fragment>
+            ))}
+          </>,
+        );
+        for (const input of odd) {
+          renderer.userFacingName?.(input as never);
+          renderer.isResultTruncated?.(textResult("ok", { output: input }), input as never);
+        }
+      }, name).not.toThrow();
+    }
+  });
+
+  it("falls back to the generic drawing when a tool's own renderer throws on a malformed output", async () => {
+    const read = await loadToolRenderer("Read");
+    const broken = textResult("1\thello", { output: { type: "text", file: null } });
+    const frame = draw(<>{read.renderToolResultMessage!(broken, { file_path: "a.txt" }, renderOptions())}</>);
+    expect(frame).toBe("  ⎿  1    hello");
+    const edit = await loadToolRenderer("Edit");
+    const badPatch = textResult("updated", { output: { structuredPatch: [{ oldStart: 1, lines: null }, null], occurrences: 1 } });
+    expect(() => draw(<>{edit.renderToolResultMessage!(badPatch, { file_path: "a.txt" }, renderOptions())}</>)).not.toThrow();
+    expect(edit.isResultTruncated!(badPatch, { file_path: "a.txt" })).toBe(false);
+    const grouped = read.renderGroupedToolUse!(
+      [
+        { toolUseID: "1", input: null as never, progress: null as never, result: broken },
+        { toolUseID: "2", input: { file_path: "b" }, progress: [] },
+      ],
+      renderOptions(),
+    );
+    expect(() => draw(<>{grouped}</>)).not.toThrow();
   });
 });
 

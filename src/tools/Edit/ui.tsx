@@ -11,7 +11,12 @@ function target(input: Partial<EditInput>, cwd: string): string {
 export const renderer: ToolRenderer<EditInput, EditOutput> = {
   userFacingName: (input) => (input.old_string === "" ? "Create" : "Update"),
   renderToolUseMessage(input, options) {
-    return <Text>{target(input, options.cwd)}</Text>;
+    return (
+      <Text>
+        {target(input, options.cwd)}
+        {input.replace_all === true ? <Text dimColor> · every occurrence</Text> : null}
+      </Text>
+    );
   },
   renderToolResultMessage(result, input, options) {
     const output = result.output;

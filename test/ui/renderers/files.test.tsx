@@ -101,6 +101,7 @@ describe("Edit renderer", () => {
   it("draws partial input, the proposed change when rejected, and an error", async () => {
     const frames = expectPartialsDraw(editRenderer, { file_path: "/work/project/src/a.ts", old_string: "const a = 1;", new_string: "const a = 2;", replace_all: false });
     expect(frames.at(-1)).toBe("src/a.ts");
+    expect(draw(editRenderer.renderToolUseMessage({ file_path: "a.ts", replace_all: true }, renderOptions()))).toBe("a.ts · every occurrence");
     const rejected = draw(editRenderer.renderToolUseRejectedMessage!({ file_path: "/work/project/a.ts", old_string: "old line", new_string: "new line" }, { ...renderOptions(), reason: "The user said no" }));
     expect(rejected.split("\n")).toEqual(["  ⎿  Rejected: update a.ts", "     The user said no", "     - old line", "     + new line"]);
     const s = await sessionAfterRead("a.txt", "abc\n");

@@ -146,5 +146,5 @@ describe("renderers stay out of the headless paths, at run time", () => {
     const after = urls.slice(mark).filter(isUi);
     expect(after.some((u) => u.endsWith("/src/tools/Bash/ui.tsx"))).toBe(true);
     expect(after.some((u) => u.includes("/node_modules/ink/"))).toBe(true);
-  });
+  }, 150_000);
 });

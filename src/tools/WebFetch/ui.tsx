@@ -10,11 +10,15 @@ export interface WebFetchInput {
 /** What the UI uses of WebFetch's output; every member is optional so an older or newer shape still draws. */
 export interface WebFetchOutputView {
   url?: string;
+  finalUrl?: string;
+  status?: number;
+  statusText?: string;
   bytes?: number;
-  code?: number;
-  codeText?: string;
   durationMs?: number;
   result?: string;
+  cached?: boolean;
+  /** A redirect to another host, not followed. */
+  redirect?: { location: string; status: number };
 }
 
 const ANSWER_LINES = 6;
@@ -46,15 +50,17 @@ export const renderer: ToolRenderer<WebFetchInput, WebFetchOutputView> = {
   renderToolResultMessage(result, input, options) {
     const output = result.output;
     const answer = answerOf(result);
-    const host = hostOf(str(output?.url) ?? str(input.url) ?? "");
+    const host = hostOf(str(output?.finalUrl) ?? str(output?.url) ?? str(input.url) ?? "");
     const bytes = num(output?.bytes);
-    const code = num(output?.code);
+    const status = num(output?.status);
+    const statusText = str(output?.statusText);
     const duration = num(output?.durationMs) ?? result.durationMs;
+    const redirect = str(output?.redirect?.location);
     const facts = [
-      bytes !== undefined ? `Received ${formatBytes(bytes)}` : undefined,
-      code !== undefined ? `${code}${str(output?.codeText) ? ` ${output?.codeText}` : ""}` : undefined,
+      redirect ? `Redirected to ${redirect}` : bytes !== undefined ? `Received ${formatBytes(bytes)}` : undefined,
+      status !== undefined ? `${status}${statusText ? ` ${statusText}` : ""}` : undefined,
       host ? `from ${host}` : undefined,
-      duration !== undefined ? formatDuration(duration) : undefined,
+      output?.cached === true ? "cached" : duration !== undefined ? formatDuration(duration) : undefined,
     ].filter(Boolean);
     return (
       <ResultGutter>

@@ -1,11 +1,18 @@
 import { Text } from "ink";
 import type { ToolRenderer } from "../../ui/toolRenderer.js";
-import { ResultText, ToolRejected, contentText, isTextTruncated, renderError, str } from "../../ui/components/index.js";
+import { CollapsedText, ResultGutter, ToolRejected, contentText, isTextTruncated, num, plural, renderError, str } from "../../ui/components/index.js";
 
 export interface WebSearchInput {
   query: string;
   allowed_domains?: string[];
   blocked_domains?: string[];
+}
+
+/** What the UI uses of WebSearch's output; every member optional so another shape still draws. */
+export interface WebSearchOutputView {
+  source?: string;
+  hits?: unknown[];
+  filteredOut?: number;
 }
 
 const RESULT_LINES = 6;
@@ -23,13 +30,28 @@ function summary(input: Partial<WebSearchInput>): string {
     .join(" · ");
 }
 
-export const renderer: ToolRenderer<WebSearchInput> = {
+export const renderer: ToolRenderer<WebSearchInput, WebSearchOutputView> = {
   userFacingName: () => "Web Search",
   renderToolUseMessage(input) {
     return <Text>{summary(input)}</Text>;
   },
   renderToolResultMessage(result, _input, options) {
-    return <ResultText text={contentText(result.content)} options={options} maxLines={RESULT_LINES} empty="No results" />;
+    const output = result.output;
+    const hits = Array.isArray(output?.hits) ? output.hits.length : undefined;
+    const filtered = num(output?.filteredOut);
+    const source = str(output?.source);
+    const text = contentText(result.content);
+    return (
+      <ResultGutter>
+        {hits !== undefined ? (
+          <Text>
+            {`${plural(hits, "result")}${source ? ` from ${source}` : ""}`}
+            {filtered ? <Text dimColor>{` (${filtered} filtered out)`}</Text> : null}
+          </Text>
+        ) : null}
+        {text.trim() === "" ? <Text dimColor>No results</Text> : <CollapsedText text={text} expanded={options.expanded} maxLines={RESULT_LINES} dimColor={hits !== undefined} />}
+      </ResultGutter>
+    );
   },
   renderToolUseRejectedMessage(input, options) {
     return <ToolRejected what={`search ${summary(input)}`} reason={options.reason} />;

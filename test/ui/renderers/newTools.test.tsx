@@ -17,13 +17,17 @@ describe("WebFetch and WebSearch renderers", () => {
     expect(frames[1]).toBe("https://docs.exampl"); // the URL cut at half its length
     expect(draw(webFetch.renderToolUseMessage(input, renderOptions({ verbose: true })))).toContain("How do I install it?");
     const answer = numberedLines(12, "answer line");
-    const result = textResult(answer, { output: { bytes: 20480, code: 200, codeText: "OK", durationMs: 1250, result: answer }, durationMs: 1300 });
+    const result = textResult(answer, { output: { url: input.url, status: 200, statusText: "OK", bytes: 20480, durationMs: 1250, result: answer, cached: false }, durationMs: 1300 });
     const frame = draw(webFetch.renderToolResultMessage!(result, input, renderOptions()));
     expect(frame).toContain("Received 20.0 KB · 200 OK · from docs.example.com · 1.3s");
     expect(frame).toContain("answer line 6");
     expect(frame).not.toContain("answer line 7");
     expect(frame).toContain("… +6 lines (ctrl+o to expand)");
     expect(webFetch.isResultTruncated!(result, input)).toBe(true);
+    const cached = textResult("text", { output: { url: input.url, status: 200, statusText: "OK", bytes: 10, durationMs: 1, result: "text", cached: true } });
+    expect(draw(webFetch.renderToolResultMessage!(cached, input, renderOptions()))).toContain("Received 10 B · 200 OK · from docs.example.com · cached");
+    const redirect = textResult("moved", { output: { url: input.url, status: 301, statusText: "Moved Permanently", bytes: 0, durationMs: 5, result: "moved", cached: false, redirect: { location: "https://other.example/x", status: 301 } } });
+    expect(draw(webFetch.renderToolResultMessage!(redirect, input, renderOptions()))).toContain("Redirected to https://other.example/x · 301 Moved Permanently");
     // an output without those fields still draws: the host and the time of the call
     expect(draw(webFetch.renderToolResultMessage!(textResult("short answer", { durationMs: 900 }), input, renderOptions()))).toContain("from docs.example.com · 900ms");
     expect(draw(webFetch.renderToolUseRejectedMessage!(input, { ...renderOptions(), reason: "denied" }))).toContain("Rejected: fetch docs.example.com");
@@ -37,6 +41,8 @@ describe("WebFetch and WebSearch renderers", () => {
     expect(frame).toContain("result 6");
     expect(frame).toContain("… +3 lines");
     expect(draw(webSearch.renderToolResultMessage!(textResult(""), input, renderOptions()))).toContain("No results");
+    const withHits = textResult("1. a\n2. b", { output: { source: "mcp__search__web", hits: [{}, {}], filteredOut: 3 } });
+    expect(draw(webSearch.renderToolResultMessage!(withHits, input, renderOptions())).split("\n")[0]).toBe("  ⎿  2 results from mcp__search__web (3 filtered out)");
   });
 });
 

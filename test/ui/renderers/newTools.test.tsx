@@ -199,5 +199,7 @@ describe("Skill, TextEditor, ApplyPatch and Diagnostics renderers", () => {
     const frame = draw(diagnostics.renderToolResultMessage!(textResult(numberedLines(12, "src/a.ts:1:1 error TS2322")), {}, renderOptions()));
     expect(frame).toContain("… +4 lines");
     expect(draw(diagnostics.renderToolResultMessage!(textResult(""), {}, renderOptions()))).toContain("No diagnostics");
+    const output = { files: [{ diagnostics: [{ severity: 1 }, { severity: 2 }, {}] }, { diagnostics: [{ severity: 3 }] }] };
+    expect(draw(diagnostics.renderToolResultMessage!(textResult("a.ts:1:1 error", { output }), {}, renderOptions())).split("\n")[0]).toBe("  ⎿  2 errors, 1 warning, 1 other in 2 files");
   });
 });

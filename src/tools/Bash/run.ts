@@ -79,6 +79,7 @@ async function runInBackground(input: BashInput, context: ToolUseContext, notes:
     cwd,
     durationMs: 0,
     backgroundTaskId: id,
+    ...(launch.kind === "sandboxed" ? { sandboxed: true } : {}),
   };
 }
 
@@ -192,6 +193,7 @@ export async function call(input: BashInput, context: ToolUseContext, onProgress
       notes,
       cwd: finalCwd,
       durationMs: result.durationMs,
+      ...(launch.kind === "sandboxed" ? { sandboxed: true } : {}),
     },
   };
 }

@@ -49,6 +49,8 @@ export interface BashOutput {
   durationMs: number;
   /** For run_in_background: the task registered in context.tasks. */
   backgroundTaskId?: string;
+  /** The command ran inside the OS sandbox (for the UI's note). */
+  sandboxed?: boolean;
 }
 
 export type { BashProgress };

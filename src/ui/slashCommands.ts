@@ -9,7 +9,7 @@ import { formatRulesTable, workingDirectoryLines } from "../cli/permissionsList.
 import { updateSettingsFile } from "../settings/write.js";
 import { estimateCostUSD } from "../agent/cost.js";
 import type { UsageTotals } from "../agent/query.js";
-import { customCommands, type CustomCommand } from "./customCommands.js";
+import { expandCommand, loadCustomCommands } from "../agent/commands.js";
 
 export interface CommandHost {
   session: Session;
@@ -202,13 +202,21 @@ export const KEY_BINDINGS: ReadonlyArray<[string, string]> = [
   ["Ctrl+C", "clear the prompt; on an empty prompt quit; in a dialog deny and interrupt"],
 ];
 
+/** `.toolgate/commands` and `.claude/commands` of the project and the user, read when used (they may change). */
+function customCommands(host: CommandHost) {
+  return loadCustomCommands({ cwd: host.cwd, home: host.home, userHome: host.session.context.env.HOME });
+}
+
 function helpText(host: CommandHost): string {
-  const custom = customCommands(host.cwd);
-  const width = Math.max(...BUILTIN_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ""}`.length), ...custom.map((c) => c.name.length + 1));
+  const custom = customCommands(host).commands.map((c) => ({
+    usage: `/${c.qualifiedName}${c.argumentHint ? ` ${c.argumentHint}` : ""}`,
+    help: `${c.description} (${c.scope}${c.namespace ? `:${c.namespace}` : ""})`,
+  }));
+  const width = Math.max(...BUILTIN_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ""}`.length), ...custom.map((c) => c.usage.length));
   return [
     "Commands:",
     ...BUILTIN_COMMANDS.map((c) => `  ${`/${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(width)}  ${c.help}`),
-    ...custom.map((c) => `  ${`/${c.name}`.padEnd(width)}  ${c.description}`),
+    ...custom.map((c) => `  ${c.usage.padEnd(width)}  ${c.help}`),
     "Keys:",
     ...KEY_BINDINGS.map(([k, what]) => `  ${k.padEnd(32)} ${what}`),
   ].join("\n");
@@ -224,9 +232,9 @@ export async function runSlashCommand(host: CommandHost, line: string): Promise<
     await builtin.run(host, args ?? "");
     return true;
   }
-  const custom: CustomCommand | undefined = customCommands(host.cwd).find((c) => c.name === name);
+  const custom = customCommands(host).find(name);
   if (custom) {
-    host.send(custom.expand(args ?? ""));
+    host.send(expandCommand(custom, args ?? ""));
     return true;
   }
   return false;

@@ -10,6 +10,11 @@ import { buildSystemPrompt } from "../agent/systemPrompt.js";
 import { findSession, loadTranscript, openTranscript, pruneSessions, SessionNotFoundError, type LoadedTranscript, type TranscriptWriter } from "../agent/transcript.js";
 import { readCleanupPeriodDays } from "../agent/settingsSection.js";
 import { repairHistory } from "../agent/history.js";
+import { loadAgentTypes } from "../agent/agentTypes.js";
+import { createSubagentRunner } from "../agent/subagent.js";
+import { latestTodos } from "../agent/todos.js";
+import { AGENT_TOOL_NAME, createAgentTool } from "../tools/Agent/index.js";
+import type { Tools } from "../core/Tool.js";
 import type { Message } from "../core/messages.js";
 import type { Session, SessionOptions } from "../session/index.js";
 import { getToolgateHome } from "../util/home.js";
@@ -50,6 +55,8 @@ export interface PreparedAgent {
   system: string[];
   merged: Readonly<Record<string, unknown>>;
   cwd: string;
+  /** Problems the user should hear about (agent files that were skipped). */
+  warnings: string[];
 }
 
 /** The provider (and `context.models` over it) and the system prompt for a session. No network yet. */
@@ -59,13 +66,34 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const provider = createProvider({ ...selection, settings: merged });
   session.context.models = createModelAccess({ provider, smallModel: resolveProviderConfig(selection, session.context.env, merged).smallModel });
   const cwd = session.context.getCwd();
-  const system = buildSystemPrompt({
-    environment: await readEnvironment(cwd),
-    instructions: findProjectInstructions({ cwd, home: session.context.paths.home }),
-    systemPrompt: flags.systemPrompt,
-    appendSystemPrompt: flags.appendSystemPrompt,
+  const environment = await readEnvironment(cwd);
+  const instructions = findProjectInstructions({ cwd, home: session.context.paths.home });
+  const system = buildSystemPrompt({ environment, instructions, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt });
+  const agentTypes = loadAgentTypes({ cwd, home: session.context.paths.home, userHome: session.context.env.HOME });
+  const runner = createSubagentRunner({
+    provider,
+    smallModel: resolveProviderConfig(selection, session.context.env, merged).smallModel,
+    types: agentTypes.types,
+    systemFor: (typePrompt) => buildSystemPrompt({ environment, instructions, systemPrompt: typePrompt }),
   });
-  return { provider, system, merged, cwd };
+  enableSubagents(session, runner);
+  return { provider, system, merged, cwd, warnings: agentTypes.warnings };
+}
+
+/** The Agent tool in the session's pool is the disabled listing one until a runner exists: swap in one that runs. */
+function enableSubagents(session: Session, runner: ReturnType<typeof createSubagentRunner>): void {
+  const context = session.context;
+  context.subagents = runner;
+  const agentTool = createAgentTool(runner);
+  // The same pool in gives the same array out, so consumers that compare tool lists see no change.
+  let last: { from: Tools; to: Tools } | undefined;
+  const swap = (tools: Tools): Tools => {
+    if (last?.from === tools) return last.to;
+    last = { from: tools, to: tools.map((t) => (t.name === AGENT_TOOL_NAME ? agentTool : t)) };
+    return last.to;
+  };
+  const refresh = context.options.refreshTools;
+  context.options = { ...context.options, tools: swap(context.options.tools), refreshTools: refresh ? () => swap(refresh()) : undefined };
 }
 
 export interface StartedAgentSession {
@@ -91,6 +119,9 @@ export async function startAgentSession(
   const startContext = sessionStart?.additionalContext ?? [];
   pruneSessions(context.paths.home, options.cwd, readCleanupPeriodDays(context.options.settings), context.sessionId);
   const messages: Message[] = options.resumed?.messages ?? [];
+  // The task list lives in the TodoWrite calls of the history.
+  const todos = latestTodos(messages);
+  if (todos) context.todos?.set(todos);
   const transcript = openTranscript({ home: context.paths.home, cwd: options.cwd, sessionId: context.sessionId, model: options.provider.model, lastUuid: options.resumed?.lastUuid });
   if (options.resumed) {
     const problems = [...options.resumed.problems, ...repairHistory(messages)];

@@ -77,7 +77,8 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       }
     }
 
-    const { provider, system: baseSystem, merged, cwd } = await prepareAgent(session, flags);
+    const { provider, system: baseSystem, merged, cwd, warnings: agentWarnings } = await prepareAgent(session, flags);
+    if (outputFormat !== "stream-json" || flags.verbose) for (const warning of agentWarnings) process.stderr.write(`[toolgate] warning: ${warning}\n`);
 
     // First Ctrl-C interrupts the model and the tools (the result line still comes); a second one quits.
     const controller = new AbortController();

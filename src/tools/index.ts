@@ -1,4 +1,6 @@
 import type { Tools } from "../core/Tool.js";
+import { AgentTool } from "./Agent/index.js";
+import { TodoWriteTool } from "./TodoWrite/index.js";
 import { BashTool } from "./Bash/tool.js";
 import { EditTool } from "./Edit/index.js";
 import { GlobTool } from "./Glob/index.js";
@@ -12,6 +14,8 @@ import { ToolSearchTool } from "./ToolSearch/index.js";
 import { WriteTool } from "./Write/index.js";
 
 export {
+  AgentTool,
+  TodoWriteTool,
   BashTool,
   EditTool,
   GlobTool,
@@ -39,5 +43,7 @@ export function getBuiltinTools(): Tools {
     TaskOutputTool,
     TaskStopTool,
     ToolSearchTool,
+    TodoWriteTool,
+    AgentTool,
   ];
 }

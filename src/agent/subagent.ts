@@ -13,7 +13,7 @@ import { createFileStateCache } from "../core/fileStateCache.js";
 import { createTodoStore } from "../core/context.js";
 import { formatError } from "../core/errors.js";
 import type { Provider } from "../providers/index.js";
-import { AGENT_TOOL_NAME } from "../tools/Agent/prompt.js";
+import { AGENT_TOOL_NAME, createAgentTool } from "../tools/Agent/index.js";
 import { TASK_STOP_TOOL_NAME } from "../tools/TaskStop/prompt.js";
 import { query, type AgentResult } from "./query.js";
 import { textOf } from "./history.js";
@@ -189,4 +189,19 @@ export function createSubagentRunner(options: SubagentRunnerOptions): SubagentRu
       };
     },
   };
+}
+
+/** The Agent tool in the session's pool is the disabled listing one until a runner exists: swap in one that runs. */
+export function enableSubagents(context: ToolUseContext, runner: SubagentRunner): void {
+  context.subagents = runner;
+  const agentTool = createAgentTool(runner);
+  // The same pool in gives the same array out, so consumers that compare tool lists see no change.
+  let last: { from: Tools; to: Tools } | undefined;
+  const swap = (tools: Tools): Tools => {
+    if (last?.from === tools) return last.to;
+    last = { from: tools, to: tools.map((t) => (t.name === AGENT_TOOL_NAME ? agentTool : t)) };
+    return last.to;
+  };
+  const refresh = context.options.refreshTools;
+  context.options = { ...context.options, tools: swap(context.options.tools), refreshTools: refresh ? () => swap(refresh()) : undefined };
 }

@@ -11,10 +11,8 @@ import { findSession, loadTranscript, openTranscript, pruneSessions, SessionNotF
 import { readCleanupPeriodDays } from "../agent/settingsSection.js";
 import { repairHistory } from "../agent/history.js";
 import { loadAgentTypes } from "../agent/agentTypes.js";
-import { createSubagentRunner } from "../agent/subagent.js";
+import { createSubagentRunner, enableSubagents } from "../agent/subagent.js";
 import { latestTodos } from "../agent/todos.js";
-import { AGENT_TOOL_NAME, createAgentTool } from "../tools/Agent/index.js";
-import type { Tools } from "../core/Tool.js";
 import type { Message } from "../core/messages.js";
 import type { Session, SessionOptions } from "../session/index.js";
 import { getToolgateHome } from "../util/home.js";
@@ -76,25 +74,10 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
     types: agentTypes.types,
     systemFor: (typePrompt) => buildSystemPrompt({ environment, instructions, systemPrompt: typePrompt }),
   });
-  enableSubagents(session, runner);
+  enableSubagents(session.context, runner);
   return { provider, system, merged, cwd, warnings: agentTypes.warnings };
 }
 
-/** The Agent tool in the session's pool is the disabled listing one until a runner exists: swap in one that runs. */
-function enableSubagents(session: Session, runner: ReturnType<typeof createSubagentRunner>): void {
-  const context = session.context;
-  context.subagents = runner;
-  const agentTool = createAgentTool(runner);
-  // The same pool in gives the same array out, so consumers that compare tool lists see no change.
-  let last: { from: Tools; to: Tools } | undefined;
-  const swap = (tools: Tools): Tools => {
-    if (last?.from === tools) return last.to;
-    last = { from: tools, to: tools.map((t) => (t.name === AGENT_TOOL_NAME ? agentTool : t)) };
-    return last.to;
-  };
-  const refresh = context.options.refreshTools;
-  context.options = { ...context.options, tools: swap(context.options.tools), refreshTools: refresh ? () => swap(refresh()) : undefined };
-}
 
 export interface StartedAgentSession {
   /** The system prompt with what SessionStart hooks added. */

@@ -55,15 +55,17 @@ function mentionsReminder(message: Message): boolean {
 export function todoReminder(messages: readonly Message[], todos: readonly TodoItem[], tools: Tools, every = TODO_REMINDER_TURNS): string | undefined {
   if (!todos.some((t) => t.status !== "completed")) return undefined;
   if (!tools.some((t) => t.name === TODO_WRITE_TOOL_NAME)) return undefined;
+  // Turns since the model last wrote the list, and since it was last reminded (reminders come every `every` turns).
   let turns = 0;
+  let sinceReminder: number | undefined;
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
-    if (mentionsReminder(message)) break;
+    if (sinceReminder === undefined && mentionsReminder(message)) sinceReminder = turns;
     if (message.role !== "assistant") continue;
     if (message.content.some((b) => b.type === "tool_use" && b.name === TODO_WRITE_TOOL_NAME)) break;
     turns++;
   }
-  if (turns < every) return undefined;
+  if ((sinceReminder ?? turns) < every) return undefined;
   const list = todos.map((t) => `- [${t.status}] ${t.content}`).join("\n");
   return `<system-reminder>\n${REMINDER_HEAD} for ${turns} turns. Its items:\n${list}\nIf it is out of date, update it with TodoWrite (mark finished items completed, the current one in_progress); if it is current, carry on. Do not mention this reminder to the user.\n</system-reminder>`;
 }

@@ -72,6 +72,13 @@ describe("agent types", () => {
     expect(types[0]).toMatchObject({ name: GENERAL_PURPOSE_AGENT, description: "our own", tools: ["Read"] });
   });
 
+  it("the README's example agent file parses as documented", () => {
+    const readme = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), "../../README.md"), "utf8");
+    const example = /cat > \.toolgate\/agents\/reviewer\.md <<'MD'\n([\s\S]*?)\nMD\n/.exec(readme);
+    expect(example).not.toBeNull();
+    expect(parseAgentFile("reviewer.md", example![1])).toMatchObject({ name: "reviewer", tools: ["Read", "Grep", "Glob", "Bash"], model: "inherit", maxTurns: 20 });
+  });
+
   it("parseAgentFile accepts a file without tools or model", () => {
     expect(parseAgentFile("/x.md", agent("plain", "plain one"))).toMatchObject({ name: "plain", model: "inherit", systemPrompt: "Do the thing." });
   });

@@ -283,6 +283,38 @@ describe("Agent tool (subagents)", () => {
     expect(resultText(block)).toMatch(/turn limit[\s\S]*Looking\./);
   });
 
+  it("the subagent's asks go to the parent's permission gate; a `small` agent type talks to the small model", async () => {
+    const server = await serve({
+      turns: [
+        agentCall("toolu_agent", { description: "Write a file", prompt: "Create out.txt.", subagent_type: "writer" }),
+        { content: [{ type: "tool_use", id: "toolu_write", name: "Write", input: { file_path: "out.txt", content: "written by the subagent\n" } }] },
+        say("Created out.txt."),
+        say("done"),
+      ],
+    });
+    const { dir, session } = await project({ mode: "default" });
+    const writer: AgentTypeDefinition = { name: "writer", description: "writes", systemPrompt: "You write files.", model: "small", source: "test" };
+    enableSubagents(session.context, createSubagentRunner({ provider: anthropicAt(server), smallModel: "claude-haiku-4-5", types: [writer], systemFor: (p) => [p] }));
+    const asked: string[] = [];
+    const messages: Message[] = [];
+    await drive(
+      query("write it", {
+        provider: anthropicAt(server),
+        context: session.context,
+        canUseTool: async (tool, input, _context, _message, _id, decision) => {
+          if (decision.behavior !== "ask") return decision;
+          asked.push(tool.name);
+          return { behavior: "allow", updatedInput: input };
+        },
+        system: ["parent"],
+        messages,
+      }),
+    );
+    expect(asked).toEqual(["Write"]);
+    expect(fs.readFileSync(path.join(dir, "out.txt"), "utf8")).toBe("written by the subagent\n");
+    expect(server.requests().map((r) => r.body.model)).toEqual(["claude-sonnet-4-5", "claude-haiku-4-5", "claude-haiku-4-5", "claude-sonnet-4-5"]);
+  });
+
   it("without a runner (exec, mcp serve) the Agent tool is not enabled", async () => {
     const { session } = await project();
     const agent = session.context.options.tools.find((t) => t.name === "Agent");

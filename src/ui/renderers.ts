@@ -4,7 +4,10 @@ import type { AnyToolRenderer } from "./toolRenderer.js";
 type Loader = () => Promise<{ renderer: AnyToolRenderer }>;
 
 /** Built-in tool name → its `src/tools/<Name>/ui.tsx`. */
-const LOADERS: Readonly<Record<string, Loader>> = {};
+const LOADERS: Readonly<Record<string, Loader>> = {
+  Agent: () => import("../tools/Agent/ui.js"),
+  TodoWrite: () => import("../tools/TodoWrite/ui.js"),
+};
 
 const loaded = new Map<string, AnyToolRenderer>();
 

@@ -110,7 +110,8 @@ export function createSubagentRunner(options: SubagentRunnerOptions): SubagentRu
       const pool = () => subagentTools(parent.options.refreshTools?.() ?? parent.options.tools, type);
       const context: ToolUseContext = {
         ...parent,
-        options: { ...parent.options, tools: pool(), refreshTools: pool },
+        // builtinTools too: the pipeline resolves legacy aliases there (KillShell would reach TaskStop).
+        options: { ...parent.options, tools: pool(), refreshTools: pool, ...(parent.options.builtinTools ? { builtinTools: subagentTools(parent.options.builtinTools, type) } : {}) },
         agentId,
         messages: [],
         readFileState: createFileStateCache(),

@@ -160,6 +160,31 @@ describe("Agent tool (subagents)", () => {
     expect(resultText(results.find((b) => b.tool_use_id === "toolu_reader"))).toContain("I could not run Bash.");
   });
 
+  it("a subagent cannot start subagents or stop tasks, by any name, even when its type lists them", async () => {
+    const forbidden = [
+      { type: "tool_use" as const, id: "toolu_n1", name: "Agent", input: { description: "nest", prompt: "nest" } },
+      { type: "tool_use" as const, id: "toolu_n2", name: "Task", input: { description: "nest", prompt: "nest" } },
+      { type: "tool_use" as const, id: "toolu_n3", name: "TaskStop", input: { task_id: "x" } },
+      { type: "tool_use" as const, id: "toolu_n4", name: "KillShell", input: { task_id: "x" } },
+    ];
+    for (const type of [BUILTIN_AGENT_TYPES[0], { ...BUILTIN_AGENT_TYPES[0], name: "greedy", tools: ["Agent", "Task", "TaskStop", "KillShell", "Read"] }]) {
+      const server = await serve({ turns: [agentCall("toolu_agent", { description: "Try nesting", prompt: "Nest.", subagent_type: type.name }), { content: forbidden }, say("I could not."), say("ok")] });
+      const { session } = await project({ mode: "bypassPermissions" });
+      withSubagents(session, server, [type]);
+      await drive(query("go", { provider: anthropicAt(server), context: session.context, canUseTool: session.canUseTool, system: ["parent"], messages: [] }));
+      const requests = server.requests();
+      // No nested subagent ever asked the model for anything: parent, subagent twice, parent.
+      expect(requests).toHaveLength(4);
+      if (type.name === "greedy") expect(requests[1].body.tools.map((t: { name: string }) => t.name)).toEqual(["Read"]);
+      const results = requests[2].body.messages.at(-1).content as Array<{ tool_use_id: string; is_error?: boolean; content: unknown }>;
+      expect(results.map((r) => r.tool_use_id)).toEqual(["toolu_n1", "toolu_n2", "toolu_n3", "toolu_n4"]);
+      for (const r of results) {
+        expect(r.is_error).toBe(true);
+        expect(JSON.stringify(r.content)).toContain("No such tool available");
+      }
+    }
+  });
+
   it("several Agent calls in one message run at the same time (each subagent waits until the other has started)", async () => {
     const barrier = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-barrier-")));
     // Each subagent's command leaves a mark and waits (at most ~20 s) for two marks: it can only succeed if both run at once.

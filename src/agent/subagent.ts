@@ -161,6 +161,8 @@ export function createSubagentRunner(options: SubagentRunnerOptions): SubagentRu
             }
           } else if (event.type === "tool" && event.update.type === "status" && event.update.status === "done") {
             progress?.({ type: "subagent_tool_result", agentId, toolUseID: event.update.toolUseID, toolName: event.update.toolName, outcome: event.update.outcome ?? "success" });
+          } else if (event.type === "notice") {
+            progress?.({ type: "subagent_notice", agentId, level: event.level, message: event.message });
           } else if (event.type === "result") result = event.result;
         }
       } catch (err) {

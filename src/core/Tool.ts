@@ -330,7 +330,9 @@ export interface AgentTypeInfo {
 export type SubagentProgress =
   | { type: "subagent_tool_use"; agentId: string; toolUseID: string; toolName: string; summary: string }
   | { type: "subagent_tool_result"; agentId: string; toolUseID: string; toolName: string; outcome: string }
-  | { type: "subagent_text"; agentId: string; text: string };
+  | { type: "subagent_text"; agentId: string; text: string }
+  /** For the user: the subagent's hook messages, retries, repeated-call warnings. */
+  | { type: "subagent_notice"; agentId: string; level: "info" | "warning" | "error"; message: string };
 
 export interface SubagentRequest {
   description: string;

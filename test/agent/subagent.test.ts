@@ -269,6 +269,7 @@ describe("Agent tool (subagents)", () => {
           SubagentStop: [
             { matcher: "general-purpose", hooks: [{ type: "command", command: subScript }] },
             { matcher: "reviewer", hooks: [{ type: "command", command: `cat >> ${other}` }] },
+            { matcher: "general-.*", hooks: [{ type: "command", command: "echo hook-broke >&2; exit 1" }] },
           ],
           Stop: [{ hooks: [{ type: "command", command: `cat >> ${stops}` }] }],
         },
@@ -276,7 +277,7 @@ describe("Agent tool (subagents)", () => {
     });
     withSubagents(session, server);
     const messages: Message[] = [];
-    const { result } = await drive(query("fix", { provider: anthropicAt(server), context: session.context, canUseTool: session.canUseTool, system: ["parent"], messages }));
+    const { events, result } = await drive(query("fix", { provider: anthropicAt(server), context: session.context, canUseTool: session.canUseTool, system: ["parent"], messages }));
     expect(result).toMatchObject({ reason: "completed", text: "All done." });
     // The subagent was asked to continue with the hook's reason, and its second answer is what the parent got.
     expect(JSON.stringify(server.requests()[2].body.messages.at(-1))).toContain("A SubagentStop hook asked you to continue: run the tests first");
@@ -287,6 +288,11 @@ describe("Agent tool (subagents)", () => {
     expect(payloads[0].agent_id).toMatch(/^agent-/);
     expect(payloads[1]).toMatchObject({ stop_hook_active: true });
     expect(fs.existsSync(other)).toBe(false);
+    // A failing SubagentStop hook is reported to the user through the Agent call's progress.
+    const notices = progressOf(events).filter((p) => p.type === "subagent_notice");
+    expect(notices.length).toBeGreaterThan(0);
+    expect(notices[0]).toMatchObject({ level: "error" });
+    expect(JSON.stringify(notices)).toContain("hook-broke");
     // The parent's Stop hook ran once, for the parent's own stop.
     expect(fs.readFileSync(stops, "utf8").trim().split("\n")).toHaveLength(1);
   });

@@ -26,7 +26,7 @@ export function subagentSteps(progress: readonly unknown[]): { calls: Array<{ id
     else if (step.type === "subagent_tool_result") {
       const call = calls.find((c) => c.id === step.toolUseID);
       if (call) call.outcome = step.outcome;
-    } else text = step.text;
+    } else if (step.type === "subagent_text") text = step.text;
   }
   return { calls, text };
 }

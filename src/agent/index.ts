@@ -12,3 +12,6 @@ export { createAutoModeClassifier, classifierMayDecide, parseVerdict, type AutoM
 export { compactHistory, clearOldToolOutputs, compactionThreshold, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
 export { cleanupSettingsSection, readCleanupPeriodDays, DEFAULT_CLEANUP_PERIOD_DAYS } from "./settingsSection.js";
 export { createModelAccess, type ModelAccessOptions } from "./modelAccess.js";
+export { createSubagentRunner, enableSubagents, subagentTools, type SubagentRunnerOptions } from "./subagent.js";
+export { loadAgentTypes, parseAgentFile, agentTypeDirs, BUILTIN_AGENT_TYPES, GENERAL_PURPOSE_AGENT, DEFAULT_SUBAGENT_MAX_TURNS, type AgentTypeDefinition, type AgentTypeDirs, type LoadedAgentTypes } from "./agentTypes.js";
+export { latestTodos, todoReminder, TODO_REMINDER_TURNS } from "./todos.js";

@@ -62,7 +62,8 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const merged = session.context.options.settings;
   const selection = { provider: flags.provider as ProviderName | undefined, model: flags.model, baseURL: flags.baseUrl };
   const provider = createProvider({ ...selection, settings: merged });
-  session.context.models = createModelAccess({ provider, smallModel: resolveProviderConfig(selection, session.context.env, merged).smallModel });
+  const smallModel = resolveProviderConfig(selection, session.context.env, merged).smallModel;
+  session.context.models = createModelAccess({ provider, smallModel });
   const cwd = session.context.getCwd();
   const environment = await readEnvironment(cwd);
   const instructions = findProjectInstructions({ cwd, home: session.context.paths.home });
@@ -70,14 +71,13 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const agentTypes = loadAgentTypes({ cwd, home: session.context.paths.home, userHome: session.context.env.HOME });
   const runner = createSubagentRunner({
     provider,
-    smallModel: resolveProviderConfig(selection, session.context.env, merged).smallModel,
+    smallModel,
     types: agentTypes.types,
     systemFor: (typePrompt) => buildSystemPrompt({ environment, instructions, systemPrompt: typePrompt }),
   });
   enableSubagents(session.context, runner);
   return { provider, system, merged, cwd, warnings: agentTypes.warnings };
 }
-
 
 export interface StartedAgentSession {
   /** The system prompt with what SessionStart hooks added. */

@@ -346,6 +346,28 @@ describe("Agent tool (subagents)", () => {
     expect(server.requests().map((r) => r.body.model)).toEqual(["claude-sonnet-4-5", "claude-haiku-4-5", "claude-haiku-4-5", "claude-sonnet-4-5"]);
   });
 
+  it("Agent(type) and Task(type) rules judge the agent type: a denied type never starts, others do", async () => {
+    const server = await serve({
+      turns: [
+        { content: [agentCall("toolu_denied", { description: "Review", prompt: "Review.", subagent_type: "reviewer" }).content![0], agentCall("toolu_ok", { description: "Research", prompt: "Research." }).content![0]] },
+        say("research done"),
+        say("ok"),
+      ],
+    });
+    const { session } = await project({ settings: { permissions: { deny: ["Task(reviewer)"] } } });
+    const reviewer: AgentTypeDefinition = { name: "reviewer", description: "reviews", systemPrompt: "Review.", source: "test" };
+    withSubagents(session, server, [...BUILTIN_AGENT_TYPES, reviewer]);
+    const messages: Message[] = [];
+    const { result } = await drive(query("go", { provider: anthropicAt(server), context: session.context, canUseTool: session.canUseTool, system: ["parent"], messages }));
+    expect(result.permissionDenials.map((d) => d.toolUseID)).toEqual(["toolu_denied"]);
+    const results = toolResults(messages);
+    expect(results.find((b) => b.tool_use_id === "toolu_denied")?.is_error).toBe(true);
+    expect(resultText(results.find((b) => b.tool_use_id === "toolu_denied"))).toContain("Task(reviewer)");
+    expect(resultText(results.find((b) => b.tool_use_id === "toolu_ok"))).toContain("research done");
+    // Only one subagent asked the model anything: parent, the general-purpose subagent, parent.
+    expect(server.requests()).toHaveLength(3);
+  });
+
   it("without a runner (exec, mcp serve) the Agent tool is not enabled", async () => {
     const { session } = await project();
     const agent = session.context.options.tools.find((t) => t.name === "Agent");

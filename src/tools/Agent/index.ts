@@ -47,6 +47,11 @@ export function createAgentTool(runner?: SubagentRunner): AgentTool {
     // The subagent's own calls are checked one by one; starting it changes nothing.
     isConcurrencySafe: () => true,
     isReadOnly: () => true,
+    // `Agent(reviewer)` / `Task(reviewer)` rules name an agent type.
+    preparePermissionMatcher: async (input) => {
+      const type = input.subagent_type ?? DEFAULT_AGENT_TYPE;
+      return (ruleContent) => ruleContent.trim() === type;
+    },
     describeInput: (input) => (typeof input.description === "string" ? input.description : ""),
     toAutoClassifierInput: (input) => `${input.subagent_type ?? DEFAULT_AGENT_TYPE}: ${input.description}`,
     async validateInput(input, context) {

@@ -13,3 +13,6 @@ export { compactHistory, clearOldToolOutputs, compactionThreshold, MAX_FAILED_CO
 export { cleanupSettingsSection, readCleanupPeriodDays, DEFAULT_CLEANUP_PERIOD_DAYS } from "./settingsSection.js";
 export { createModelAccess, type ModelAccessOptions } from "./modelAccess.js";
 export { summarizeMessageChanges, diffSession, formatStat, formatFileDiff, changeSummaryJson, type ChangeSummary, type FileChange, type FileDiff } from "./changes.js";
+export { createSubagentRunner, enableSubagents, subagentTools, type SubagentRunnerOptions } from "./subagent.js";
+export { loadAgentTypes, parseAgentFile, agentTypeDirs, BUILTIN_AGENT_TYPES, GENERAL_PURPOSE_AGENT, DEFAULT_SUBAGENT_MAX_TURNS, type AgentTypeDefinition, type AgentTypeDirs, type LoadedAgentTypes } from "./agentTypes.js";
+export { latestTodos, todoReminder, TODO_REMINDER_TURNS } from "./todos.js";

@@ -25,6 +25,7 @@ import { compactHistory, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type Co
 import { countContextTokens, estimateTokens } from "../providers/index.js";
 import { summarizeMessageChanges, type ChangeSummary } from "./changes.js";
 import { estimateCostUSD } from "./cost.js";
+import { todoReminder } from "./todos.js";
 
 export type AgentStopReason = "completed" | "max_turns" | "aborted" | "prompt_too_long" | "error" | "hook_stopped";
 
@@ -94,6 +95,8 @@ export interface QueryOptions {
   onRepeatedCall?: (info: { toolName: string; count: number }) => Promise<"continue" | "stop">;
   /** Automatic compaction: when the next request would reach `threshold` tokens. Absent: never compacts. */
   compaction?: { threshold: number; state: CompactionState };
+  /** Set when this loop is a subagent: SubagentStop hooks (matched on this type) run instead of Stop, and UserPromptSubmit does not run. */
+  subagentType?: string;
 }
 
 /** How many times in a row the loop asks the model to go on after it hit its output limit. */
@@ -171,7 +174,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
 
   try {
     // UserPromptSubmit: a hook may refuse the prompt (it never reaches the model) or add context to it.
-    const submitted = await context.hookRunner?.userPromptSubmit?.({ context, prompt: typeof prompt === "string" ? prompt : textOf(prompt) });
+    const submitted = options.subagentType !== undefined ? undefined : await context.hookRunner?.userPromptSubmit?.({ context, prompt: typeof prompt === "string" ? prompt : textOf(prompt) });
     if (submitted) yield* notices(submitted.notices);
     if (submitted?.block || submitted?.preventContinuation) {
       const reason = submitted.block?.reason ?? submitted.preventContinuation!.reason;
@@ -336,6 +339,8 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
           return [{ type: "tool_result", tool_use_id: b.id, content: `<tool_use_error>${failed ?? INTERRUPTED}</tool_use_error>`, is_error: true }];
         });
         for (const notice of repeatNotices) results.push(text(`<system-reminder>\n${notice}\n</system-reminder>`));
+        const reminder = todoReminder(options.messages, context.todos?.get() ?? [], tools);
+        if (reminder) results.push(text(reminder));
         const reply: UserMessage = { role: "user", content: [...results, ...extra] };
         options.messages.push(reply);
         yield { type: "user", message: reply };
@@ -387,12 +392,15 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       }
 
       // The model is done. A Stop hook may send it back to work, with a reason it reads.
-      const stopped = await context.hookRunner?.stop?.({ context, stopHookActive });
+      const stopped =
+        options.subagentType !== undefined
+          ? await context.hookRunner?.subagentStop?.({ context, agentType: options.subagentType, agentId: context.agentId ?? "", stopHookActive })
+          : await context.hookRunner?.stop?.({ context, stopHookActive });
       if (stopped) yield* notices(stopped.notices);
       if (stopped?.preventContinuation) return yield* end(finish("hook_stopped", stopped.preventContinuation.reason));
       if (stopped?.block && !controller.signal.aborted) {
         stopHookActive = true;
-        const again: UserMessage = { role: "user", content: [text(`A Stop hook asked you to continue: ${stopped.block.reason}`)] };
+        const again: UserMessage = { role: "user", content: [text(`A ${options.subagentType !== undefined ? "SubagentStop" : "Stop"} hook asked you to continue: ${stopped.block.reason}`)] };
         options.messages.push(again);
         yield { type: "user", message: again };
         continue;

@@ -14,6 +14,9 @@ import { loadCustomCommands, type CustomCommands } from "../agent/commands.js";
 import { formatSkillListing, listingBudgetFor, loadSkillCatalog } from "../tools/Skill/catalog.js";
 import { SKILL_TOOL_NAME } from "../tools/Skill/prompt.js";
 import { readDenial } from "../tools/files/toolPaths.js";
+import { loadAgentTypes } from "../agent/agentTypes.js";
+import { createSubagentRunner, enableSubagents } from "../agent/subagent.js";
+import { latestTodos } from "../agent/todos.js";
 import type { Message } from "../core/messages.js";
 import type { Session, SessionOptions } from "../session/index.js";
 import { getToolgateHome } from "../util/home.js";
@@ -62,7 +65,7 @@ export interface PreparedAgent {
   telemetry?: Telemetry;
   /** Custom slash commands (`.toolgate/commands`, `.claude/commands`). */
   commands: CustomCommands;
-  /** Bad skill and command files, name clashes: for the user, not the model. */
+  /** Bad skill, command and agent files, name clashes: for the user, not the model. */
   notices: string[];
 }
 
@@ -71,7 +74,8 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const merged = session.context.options.settings;
   const selection = { provider: flags.provider as ProviderName | undefined, model: flags.model, baseURL: flags.baseUrl };
   const provider = createProvider({ ...selection, settings: merged });
-  session.context.models = createModelAccess({ provider, smallModel: resolveProviderConfig(selection, session.context.env, merged).smallModel });
+  const smallModel = resolveProviderConfig(selection, session.context.env, merged).smallModel;
+  session.context.models = createModelAccess({ provider, smallModel });
   hideWebSearchWithoutBackend(session.context);
   const telemetry = await startTelemetry(process.env, {
     sessionId: session.context.sessionId,
@@ -102,15 +106,20 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const offered = skills.list().filter((s) => !readDenial(s.file, session.context));
   const listing = skillsOn ? formatSkillListing(offered, listingBudgetFor(getModelInfo(provider.model, readModelOverrides(merged)).contextWindow)) : undefined;
   const commands = loadCustomCommands(locations);
-  const system = buildSystemPrompt({
-    environment: await readEnvironment(cwd),
-    instructions: findProjectInstructions({ cwd, home: session.context.paths.home }),
-    systemPrompt: flags.systemPrompt,
-    appendSystemPrompt: flags.appendSystemPrompt,
-    extraSections: listing ? [listing] : [],
-    fileTools: describeFileTools(dialect),
+  const environment = await readEnvironment(cwd);
+  const instructions = findProjectInstructions({ cwd, home: session.context.paths.home });
+  const common = { environment, instructions, extraSections: listing ? [listing] : [], fileTools: describeFileTools(dialect) };
+  const system = buildSystemPrompt({ ...common, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt });
+  // Subagents: the agent types of the project and the user, each with its own system prompt over the same environment.
+  const agentTypes = loadAgentTypes(locations);
+  const runner = createSubagentRunner({
+    provider,
+    smallModel,
+    types: agentTypes.types,
+    systemFor: (typePrompt) => buildSystemPrompt({ ...common, systemPrompt: typePrompt }),
   });
-  const notices = [...(skillsOn ? skills.problems : []), ...commands.problems];
+  enableSubagents(session.context, runner);
+  const notices = [...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings];
   return { provider, system, merged, cwd, commands, notices, ...(telemetry ? { telemetry } : {}) };
 }
 
@@ -137,6 +146,9 @@ export async function startAgentSession(
   const startContext = sessionStart?.additionalContext ?? [];
   pruneSessions(context.paths.home, options.cwd, readCleanupPeriodDays(context.options.settings), context.sessionId);
   const messages: Message[] = options.resumed?.messages ?? [];
+  // The task list lives in the TodoWrite calls of the history.
+  const todos = latestTodos(messages);
+  if (todos) context.todos?.set(todos);
   const transcript = openTranscript({ home: context.paths.home, cwd: options.cwd, sessionId: context.sessionId, model: options.provider.model, lastUuid: options.resumed?.lastUuid });
   if (options.resumed) {
     const problems = [...options.resumed.problems, ...repairHistory(messages)];

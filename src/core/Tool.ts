@@ -400,6 +400,81 @@ export interface ToolUseContext {
   telemetry?: TelemetrySink;
   /** The session's skills (the Skill tool loads from them); absent: the Skill tool reads them from disk. */
   skills?: SkillCatalogAccess;
+  /** Runs subagents for the Agent tool; set by whoever runs the agent loop (absent in `exec` and `mcp serve`). */
+  subagents?: SubagentRunner;
+  /** This agent's task list (TodoWrite); a subagent has its own. */
+  todos?: TodoStore;
+}
+
+export type TodoStatus = "pending" | "in_progress" | "completed";
+
+export interface TodoItem {
+  content: string;
+  status: TodoStatus;
+  /** The present-continuous form shown while the item is in progress ("Running the tests"). */
+  activeForm: string;
+}
+
+/** The agent's task list, replaced whole by each TodoWrite call. */
+export interface TodoStore {
+  get(): readonly TodoItem[];
+  set(todos: readonly TodoItem[]): void;
+}
+
+/** An agent type the Agent tool can start (built-in or from an agent markdown file). */
+export interface AgentTypeInfo {
+  name: string;
+  description: string;
+  /** Tool names the subagent may use; absent: every tool a subagent may have. */
+  tools?: readonly string[];
+  /** `inherit` (the parent's model), `small`, or a model id. */
+  model?: string;
+  /** `built-in` or the file it came from. */
+  source: string;
+}
+
+/** One step of a running subagent, streamed as the Agent call's progress. */
+export type SubagentProgress =
+  | { type: "subagent_tool_use"; agentId: string; toolUseID: string; toolName: string; summary: string }
+  | { type: "subagent_tool_result"; agentId: string; toolUseID: string; toolName: string; outcome: string }
+  | { type: "subagent_text"; agentId: string; text: string }
+  /** For the user: the subagent's hook messages, retries, repeated-call warnings. */
+  | { type: "subagent_notice"; agentId: string; level: "info" | "warning" | "error"; message: string };
+
+export interface SubagentRequest {
+  description: string;
+  prompt: string;
+  agentType: string;
+  /** The Agent call's id (progress and the transcript name it). */
+  toolUseID: string;
+  /** The Agent call's context: the subagent shares its permissions, hooks, file history, tasks and status board. */
+  parent: ToolUseContext;
+  /** The parent's permission gate: the subagent's asks go where the parent's go. */
+  canUseTool: CanUseToolFn;
+  signal: AbortSignal;
+  onProgress?: (step: SubagentProgress) => void;
+}
+
+export interface SubagentOutcome {
+  agentId: string;
+  agentType: string;
+  /** The text of the subagent's final message. */
+  text: string;
+  turns: number;
+  durationMs: number;
+  usage: { input: number; output: number };
+  /** `completed`, `max_turns`, `aborted`, `error`, … (the agent loop's stop reasons). */
+  stopReason: string;
+  error?: string;
+  /** Where the subagent's transcript is, when one is kept. */
+  transcriptPath?: string;
+}
+
+/** Runs subagents (implemented over the agent loop, which tools may not import). */
+export interface SubagentRunner {
+  agentTypes(): readonly AgentTypeInfo[];
+  /** Never rejects for anything the subagent's model or tools do: failures are in the outcome. */
+  run(request: SubagentRequest): Promise<SubagentOutcome>;
 }
 
 export type { PermissionMode };
@@ -450,7 +525,7 @@ export interface HookCallArgs {
 }
 
 /** The session-level hook events the agent loop runs (Claude Code's names and protocol). */
-export type SessionHookEvent = "UserPromptSubmit" | "SessionStart" | "Stop";
+export type SessionHookEvent = "UserPromptSubmit" | "SessionStart" | "Stop" | "SubagentStop";
 
 export interface SessionHookOutcome extends HookOutcomeBase {
   /**
@@ -478,4 +553,6 @@ export interface HookRunner {
   sessionStart?(args: SessionHookArgs & { source: "startup" | "resume" | "clear" | "compact" }): Promise<SessionHookOutcome>;
   /** When the model ends its turn; `stopHookActive` says the model is already continuing because of a Stop hook. */
   stop?(args: SessionHookArgs & { stopHookActive: boolean }): Promise<SessionHookOutcome>;
+  /** When a subagent ends its turn; its matcher matches the agent type. May block (the subagent continues). */
+  subagentStop?(args: SessionHookArgs & { agentType: string; agentId: string; stopHookActive: boolean }): Promise<SessionHookOutcome>;
 }

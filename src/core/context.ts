@@ -1,7 +1,7 @@
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import type { AppState, HookRunner, McpClientInfo, ModelAccess, PermissionDecider, SessionPaths, SettingsSectionSchema, ToolUseContext, Tools } from "./Tool.js";
+import type { AppState, HookRunner, McpClientInfo, ModelAccess, PermissionDecider, SessionPaths, SettingsSectionSchema, TodoItem, TodoStore, ToolUseContext, Tools } from "./Tool.js";
 import type { Message } from "./messages.js";
 import type { PermissionMode, ToolPermissionContext } from "./permissionTypes.js";
 import { getToolgateHome } from "../util/home.js";
@@ -61,6 +61,7 @@ export interface CreateToolUseContextOptions {
   /** Share one board between contexts (a subagent's calls showing in the parent's UI). */
   toolStatus?: ToolStatusBoard;
   models?: ModelAccess;
+  todos?: TodoStore;
 }
 
 /** The session's dependency container, with every stateful part created fresh unless supplied. */
@@ -117,6 +118,18 @@ export function createToolUseContext(options: CreateToolUseContextOptions): Tool
     hookRunner: options.hookRunner,
     env,
     ...(options.models ? { models: options.models } : {}),
+    todos: options.todos ?? createTodoStore(),
+  };
+}
+
+/** An empty task list for one agent (TodoWrite replaces it whole). */
+export function createTodoStore(initial: readonly TodoItem[] = []): TodoStore {
+  let todos: readonly TodoItem[] = initial;
+  return {
+    get: () => todos,
+    set: (next) => {
+      todos = next.map((t) => ({ ...t }));
+    },
   };
 }
 

@@ -22,6 +22,7 @@ export {
   getSessionPaths,
   projectKey,
   rewindFiles,
+  createTodoStore,
   type CreateToolUseContextOptions,
 } from "./context.js";
 export { createFileStateCache, hashContent, type FileState, type FileStateCache } from "./fileStateCache.js";

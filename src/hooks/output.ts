@@ -91,6 +91,7 @@ function applyJSON(event: AnyHookEvent, verdict: HookVerdict, output: HookJSONOu
     case "PermissionDenied":
     case "UserPromptSubmit":
     case "Stop":
+    case "SubagentStop":
       if (output.decision === "block") verdict.blockingError = output.reason || `Blocked by the ${event} hook \`${verdict.command}\`.`;
       break;
     case "PermissionRequest": {

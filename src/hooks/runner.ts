@@ -106,7 +106,7 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
     });
   }
 
-  /** SessionStart's matcher matches its source; UserPromptSubmit and Stop hooks all run (as in Claude Code). */
+  /** SessionStart's matcher matches its source, SubagentStop's the agent type; UserPromptSubmit and Stop hooks all run (as in Claude Code). */
   function runSession(event: SessionHookEvent, args: SessionHookArgs, matchOn: string | undefined, extra: Record<string, unknown>): Promise<HookVerdict[]> {
     return runMatching(event, args.context, (h) => matchOn === undefined || h.matcher.matches([matchOn]), extra);
   }
@@ -195,6 +195,11 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
       guardedSession("SessionStart", async () => combineSessionHooks(await runSession("SessionStart", args, args.source, { source: args.source }))),
     stop: (args) =>
       guardedSession("Stop", async () => combineSessionHooks(await runSession("Stop", args, undefined, { stop_hook_active: args.stopHookActive }))),
+    // The matcher matches the agent type, as Claude Code's does.
+    subagentStop: (args) =>
+      guardedSession("SubagentStop", async () =>
+        combineSessionHooks(await runSession("SubagentStop", args, args.agentType, { stop_hook_active: args.stopHookActive, agent_type: args.agentType, agent_id: args.agentId })),
+      ),
   };
 
   /** Session hooks can only add context or block, so a runner fault gives no verdict (UserPromptSubmit blocks). */

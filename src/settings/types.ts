@@ -11,6 +11,7 @@ export const HOOK_EVENTS = [
   "UserPromptSubmit",
   "SessionStart",
   "Stop",
+  "SubagentStop",
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 

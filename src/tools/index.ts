@@ -1,5 +1,7 @@
 import type { Tools } from "../core/Tool.js";
 import { ApplyPatchTool } from "./ApplyPatch/index.js";
+import { AgentTool } from "./Agent/index.js";
+import { TodoWriteTool } from "./TodoWrite/index.js";
 import { BashTool } from "./Bash/tool.js";
 import { DiagnosticsTool } from "./Diagnostics/index.js";
 import { EditTool } from "./Edit/index.js";
@@ -19,6 +21,8 @@ import { WebSearchTool } from "./WebSearch/index.js";
 
 export {
   ApplyPatchTool,
+  AgentTool,
+  TodoWriteTool,
   BashTool,
   DiagnosticsTool,
   EditTool,
@@ -56,5 +60,7 @@ export function getBuiltinTools(): Tools {
     WebFetchTool,
     WebSearchTool,
     SkillTool,
+    TodoWriteTool,
+    AgentTool,
   ];
 }

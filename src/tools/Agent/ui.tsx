@@ -22,6 +22,23 @@ function stepOf(event: unknown, width: number): Step | undefined {
   if (event === null || event === undefined) return undefined;
   const item = (typeof event === "object" && !("type" in event) && "data" in event ? (event as { data: unknown }).data : event) as Record<string, unknown> | null;
   if (item && typeof item === "object") {
+    // what the Agent tool streams (SubagentProgress): a call, its outcome, the subagent's text, notices
+    if (item.type === "subagent_tool_use") {
+      const name = str(item.toolName) ?? "tool";
+      const summary = str(item.summary);
+      return { kind: "tool", text: summary ? `${name}(${oneLine(summary, width)})` : name };
+    }
+    if (item.type === "subagent_tool_result") {
+      return item.outcome === "success" ? undefined : { kind: "other", text: `${str(item.toolName) ?? "tool"}: ${str(item.outcome) ?? "failed"}` };
+    }
+    if (item.type === "subagent_text") {
+      const text = str(item.text);
+      return text === undefined || text.trim() === "" ? undefined : { kind: "text", text: oneLine(text.trim(), width) };
+    }
+    if (item.type === "subagent_notice") {
+      const message = str(item.message);
+      return message ? { kind: "other", text: oneLine(`${str(item.level) ?? "info"}: ${message}`, width) } : undefined;
+    }
     if (item.type === "tool_use") {
       const name = str(item.name) ?? "tool";
       const summary = str(item.summary);
@@ -72,8 +89,15 @@ export const renderer: ToolRenderer<AgentInput> = {
     );
   },
   renderToolResultMessage(result, _input, options) {
-    const toolUses = (result.output as { toolUseCount?: unknown } | undefined)?.toolUseCount;
-    const facts = ["Done", typeof toolUses === "number" ? plural(toolUses, "tool use") : undefined, result.durationMs !== undefined ? formatDuration(result.durationMs) : undefined].filter(Boolean);
+    const output = result.output as { toolUseCount?: unknown; turns?: unknown; stopReason?: unknown } | undefined;
+    const stopReason = str(output?.stopReason);
+    const ending = stopReason && stopReason !== "completed" ? `Stopped (${stopReason.replace(/_/g, " ")})` : "Done";
+    const facts = [
+      ending,
+      typeof output?.turns === "number" ? plural(output.turns, "turn") : undefined,
+      typeof output?.toolUseCount === "number" ? plural(output.toolUseCount, "tool use") : undefined,
+      result.durationMs !== undefined ? formatDuration(result.durationMs) : undefined,
+    ].filter(Boolean);
     return (
       <ResultGutter>
         <Text>{facts.join(" · ")}</Text>

@@ -109,6 +109,21 @@ describe("Agent renderer", () => {
     expect(draw(agent.renderToolUseProgressMessage!([], input, renderOptions()))).toContain("Starting…");
   });
 
+  it("draws what the Agent tool really streams: calls, failed outcomes, the subagent's text and notices", () => {
+    const progress = [
+      { type: "subagent_tool_use", agentId: "agent-1", toolUseID: "t1", toolName: "Read", summary: "src/a.ts" },
+      { type: "subagent_tool_result", agentId: "agent-1", toolUseID: "t1", toolName: "Read", outcome: "success" },
+      { type: "subagent_tool_use", agentId: "agent-1", toolUseID: "t2", toolName: "Bash", summary: "npm test" },
+      { type: "subagent_tool_result", agentId: "agent-1", toolUseID: "t2", toolName: "Bash", outcome: "denied" },
+      { type: "subagent_notice", agentId: "agent-1", level: "warning", message: "retrying the model" },
+      { type: "subagent_text", agentId: "agent-1", text: "Reading done." },
+    ];
+    const frame = draw(agent.renderToolUseProgressMessage!(progress, input, renderOptions()));
+    expect(frame.split("\n")).toEqual(["  ⎿  ● Read(src/a.ts)", "     ● Bash(npm test)", "       Bash: denied", "       warning: retrying the model", "       Reading done."]);
+    const stopped = { ...textResult("partial answer", { durationMs: 4200 }), output: { text: "partial answer", turns: 3, stopReason: "max_turns" } };
+    expect(draw(agent.renderToolResultMessage!(stopped, input, renderOptions()))).toContain("Stopped (max turns) · 3 turns · 4.2s");
+  });
+
   it("shows the final text collapsed with the call's duration", () => {
     const result = textResult(numberedLines(20, "finding"), { durationMs: 65_000 });
     const frame = draw(agent.renderToolResultMessage!(result, input, renderOptions()));

@@ -19,6 +19,7 @@ import { PromptHistory, historyFile } from "../ui/promptHistory.js";
 import { listProjectFiles } from "../ui/fileMentions.js";
 import { UsageError } from "./errors.js";
 import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
+import type { Telemetry } from "../telemetry/index.js";
 import { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 export interface InteractiveFlags extends SessionFlags, AgentFlags {}
@@ -47,6 +48,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
   let firstPrompt = promptArg;
   for (;;) {
     const resumed = findResumedSession(current, sessionOptions, { canPick: true });
+    let telemetry: Telemetry | undefined;
     // The dialog is the App's; the session's own canUseTool (handed to subagents) forwards to it.
     let answer: CanUseToolFn | undefined;
     const canUseTool: CanUseToolFn = (...args) => (answer ? answer(...args) : Promise.resolve(args[5].behavior === "ask" ? { behavior: "deny", message: "The UI is not ready to ask.", decisionReason: { type: "other", reason: "no UI" } } : args[5]));
@@ -57,8 +59,10 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
         for (const error of session.fatalErrors) process.stderr.write(`toolgate: refusing to run tools: ${error}\n`);
         return 2;
       }
-      const { provider, system: baseSystem, merged, cwd } = await prepareAgent(session, current);
-      const notices: Array<{ level: "info" | "warning" | "error"; text: string }> = session.warnings.map((w) => ({ level: "warning" as const, text: `warning: ${w}` }));
+      const prepared = await prepareAgent(session, current);
+      const { provider, system: baseSystem, merged, cwd } = prepared;
+      telemetry = prepared.telemetry;
+      const notices: Array<{ level: "info" | "warning" | "error"; text: string }> = [...session.warnings, ...prepared.notices].map((w) => ({ level: "warning" as const, text: `warning: ${w}` }));
       const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed, report: (line) => notices.push({ level: "warning", text: line }) });
       if (resumed) notices.push({ level: "info", text: `resumed session ${resumed.sessionId} (${messages.length} messages)` });
       const overrides = readModelOverrides(merged);
@@ -66,7 +70,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       const selection = { provider: current.provider as ProviderName | undefined, baseURL: current.baseUrl };
 
       const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
-        void Promise.allSettled([session.close(), stopTrackedTrees()]).finally(() => process.exit(signalExitCode(signal)));
+        void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
       });
       try {
         const instance = render(
@@ -108,6 +112,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       }
     } finally {
       await session.close();
+      await telemetry?.shutdown();
     }
     if (!resumeNext) return 0;
     current = { ...current, continue: false, resume: resumeNext };

@@ -29,6 +29,7 @@ import { Spinner } from "./Spinner.js";
 import { Picker } from "./Picker.js";
 import { runSlashCommand, type CommandHost } from "./slashCommands.js";
 import type { RenderOptions } from "./toolRenderer.js";
+import { Markdown } from "./components/Markdown.js";
 
 /** Redraws of the live region per second, at most. */
 export const MAX_FPS = 20;
@@ -83,9 +84,10 @@ function StaticItem({ item, options }: { item: Item; options: RenderOptions }) {
         </Box>
       );
     case "assistant":
+      // finished text is printed once, so it can be drawn as markdown; the live region streams it plain
       return (
         <Box marginTop={1}>
-          <Text>{item.text}</Text>
+          <Markdown columns={options.columns}>{item.text}</Markdown>
         </Box>
       );
     case "tools":

@@ -5,7 +5,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -23,7 +23,9 @@ function newestMtime(dir: string): number {
 // The built CLI when it is up to date with the sources, else the sources through tsx (as test/agent/print.test.ts).
 const builtCli = path.join(repoRoot, "dist/cli/main.js");
 export const builtIsFresh = fs.existsSync(builtCli) && fs.statSync(builtCli).mtimeMs >= newestMtime(path.join(repoRoot, "src"));
-export const cliArgs = builtIsFresh ? [builtCli] : ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts")];
+// tsx by its path: the terminal's shell starts in a temporary project, where `--import tsx` would not resolve
+const tsxLoader = pathToFileURL(path.join(repoRoot, "node_modules/tsx/dist/loader.mjs")).href;
+export const cliArgs = builtIsFresh ? [builtCli] : ["--import", tsxLoader, path.join(repoRoot, "src/cli/main.ts")];
 
 function quote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -42,7 +44,9 @@ export class Terminal {
     size = { columns: 80, rows: 24 },
   ) {
     this.exitFile = path.join(cwd, ".tmux-exit-code");
-    const envPart = Object.entries(env)
+    // tsx reads the JSX setting from the tsconfig of the directory it starts in: name the repository's
+    const tsx = builtIsFresh ? {} : { TSX_TSCONFIG_PATH: path.join(repoRoot, "tsconfig.json") };
+    const envPart = Object.entries({ ...tsx, ...env })
       .map(([k, v]) => `${k}=${quote(v)}`)
       .join(" ");
     // The pane outlives the CLI (sleep) so its last screen can still be read after it exits.

@@ -152,7 +152,8 @@ describe.skipIf(!hasTmux)("interactive UI in a real terminal", () => {
     expect(collapsed).not.toMatch(/^\s*150\s*$/m);
     await t.key("C-o");
     const expanded = await t.waitFor(/^\s*200\s*$/m, { all: true });
-    const numbers = expanded.split("\n").map((l) => l.trim()).filter((l) => /^\d+$/.test(l)).map(Number);
+    // the Bash renderer puts its result gutter (⎿) before the first line
+    const numbers = expanded.split("\n").map((l) => l.replace(/^[\s⎿]+/, "").trim()).filter((l) => /^\d+$/.test(l)).map(Number);
     // Every line, in order, after the collapsed copy's first lines.
     const start = numbers.lastIndexOf(1);
     expect(numbers.slice(start)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));

@@ -64,7 +64,8 @@ describe("message list", () => {
     view.apply({ type: "tool", update: { type: "result", toolUseID: "d", block: { type: "tool_result", tool_use_id: "d", content: "<tool_use_error>The user denied this call.</tool_use_error>", is_error: true }, outcome: "denied", notices: [], durationMs: 1 } });
     view.apply({ type: "tool", update: { type: "result", toolUseID: "e", block: { type: "tool_result", tool_use_id: "e", content: "<tool_use_error>disk full</tool_use_error>", is_error: true }, outcome: "tool_error", notices: [], durationMs: 1 } });
     const frame = render(<ToolCalls calls={view.liveCalls} options={options} />).lastFrame() ?? "";
-    expect(frame).toContain("Rejected: The user denied this call.");
+    // the generic renderer: "Rejected" in the result gutter, the reason under it
+    expect(frame).toMatch(/⎿ {2}Rejected\n\s+The user denied this call\./);
     expect(frame).toContain("disk full");
     expect(frame).not.toContain("<tool_use_error>");
   });

@@ -9,26 +9,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { cliArgs, repoRoot } from "../cliCommand.js";
 
 // Each test starts the real CLI one to four times; on a loaded 2-core machine a start takes seconds.
 vi.setConfig({ testTimeout: 120_000 });
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-/** Newest modification time of any file under `dir`. */
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-// The built CLI, as users run it, when it is up to date with the sources (CI builds it in `npm ci`); else the
-// sources through tsx, so a stale build never hides a change.
-const builtCli = path.join(repoRoot, "dist/cli/main.js");
-const cliArgs = fs.existsSync(builtCli) && fs.statSync(builtCli).mtimeMs >= newestMtime(path.join(repoRoot, "src")) ? [builtCli] : ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts")];
 const permissionServer = path.join(repoRoot, "test/agent/fixtures/permissionServer.ts");
 
 const servers: FakeModelServer[] = [];

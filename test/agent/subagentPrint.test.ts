@@ -6,12 +6,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { cliArgs, repoRoot } from "../cliCommand.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-// The sources through tsx, so the test never runs a stale build.
-const cliArgs = ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts")];
 
 const servers: FakeModelServer[] = [];
 afterEach(async () => {

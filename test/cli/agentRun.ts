@@ -6,21 +6,9 @@ import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { tempDir } from "../helpers.js";
+import { cliArgs, repoRoot } from "../cliCommand.js";
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-// The built CLI when it is up to date with the sources, else the sources through tsx (a stale build never hides a change).
-const builtCli = path.join(repoRoot, "dist/cli/main.js");
-export const cliArgs = fs.existsSync(builtCli) && fs.statSync(builtCli).mtimeMs >= newestMtime(path.join(repoRoot, "src")) ? [builtCli] : ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts")];
+export { cliArgs, repoRoot } from "../cliCommand.js";
 
 const servers: FakeModelServer[] = [];
 afterEach(async () => {

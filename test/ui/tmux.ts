@@ -5,27 +5,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { cliArgs, cliEnv } from "../cliCommand.js";
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export { builtIsFresh, cliArgs, repoRoot } from "../cliCommand.js";
 
 export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-// The built CLI when it is up to date with the sources, else the sources through tsx (as test/agent/print.test.ts).
-const builtCli = path.join(repoRoot, "dist/cli/main.js");
-export const builtIsFresh = fs.existsSync(builtCli) && fs.statSync(builtCli).mtimeMs >= newestMtime(path.join(repoRoot, "src"));
-// tsx by its path: the terminal's shell starts in a temporary project, where `--import tsx` would not resolve
-const tsxLoader = pathToFileURL(path.join(repoRoot, "node_modules/tsx/dist/loader.mjs")).href;
-export const cliArgs = builtIsFresh ? [builtCli] : ["--import", tsxLoader, path.join(repoRoot, "src/cli/main.ts")];
 
 function quote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -44,9 +28,7 @@ export class Terminal {
     size = { columns: 80, rows: 24 },
   ) {
     this.exitFile = path.join(cwd, ".tmux-exit-code");
-    // tsx reads the JSX setting from the tsconfig of the directory it starts in: name the repository's
-    const tsx = builtIsFresh ? {} : { TSX_TSCONFIG_PATH: path.join(repoRoot, "tsconfig.json") };
-    const envPart = Object.entries({ ...tsx, ...env })
+    const envPart = Object.entries({ ...cliEnv, ...env })
       .map(([k, v]) => `${k}=${quote(v)}`)
       .join(" ");
     // The pane outlives the CLI (sleep) so its last screen can still be read after it exits.

@@ -1,0 +1,28 @@
+/** How tests start the real `toolgate` CLI: the build as users run it when it is current, else the sources. */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+// CI builds dist/ in `npm ci`; a build older than the sources is never used, so it cannot hide a change.
+const builtCli = path.join(repoRoot, "dist/cli/main.js");
+export const builtIsFresh = fs.existsSync(builtCli) && fs.statSync(builtCli).mtimeMs >= newestMtime(path.join(repoRoot, "src"));
+
+// tsx by its path, so the CLI can start in any directory (a test project, a terminal's shell)
+const tsxLoader = pathToFileURL(path.join(repoRoot, "node_modules/tsx/dist/loader.mjs")).href;
+
+/** Node's arguments before the CLI's own. */
+export const cliArgs: readonly string[] = builtIsFresh ? [builtCli] : ["--import", tsxLoader, path.join(repoRoot, "src/cli/main.ts")];
+
+/** Environment the CLI needs from any directory: tsx reads the JSX setting from the tsconfig it is pointed at. */
+export const cliEnv: Readonly<Record<string, string>> = builtIsFresh ? {} : { TSX_TSCONFIG_PATH: path.join(repoRoot, "tsconfig.json") };

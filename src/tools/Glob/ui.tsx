@@ -1,6 +1,5 @@
-import { Text } from "ink";
 import type { RenderOptions, ToolRenderer } from "../../ui/toolRenderer.js";
-import { CollapsedText, ResultGutter, SearchGroup, ToolRejected, displayPath, isTextTruncated, plural, renderError, str } from "../../ui/components/index.js";
+import { displayPath, plural, searchRenderer, str } from "../../ui/components/index.js";
 import type { GlobInput, GlobOutput } from "./index.js";
 
 function summarize(input: Partial<GlobInput>, options: RenderOptions): string {
@@ -18,28 +17,4 @@ function describe(output: GlobOutput | undefined): string {
   return `Found ${plural(output.numFiles, "file")}${shown}${partial}`;
 }
 
-const MATCH_LINES = 5;
-
-export const renderer: ToolRenderer<GlobInput, GlobOutput> = {
-  userFacingName: () => "Search",
-  renderToolUseMessage(input, options) {
-    return <Text>{summarize(input, options)}</Text>;
-  },
-  renderToolResultMessage(result, _input, options) {
-    const files = (result.output?.filenames ?? []).join("\n");
-    return (
-      <ResultGutter>
-        <Text>{describe(result.output)}</Text>
-        {files ? <CollapsedText text={files} expanded={options.expanded} maxLines={MATCH_LINES} dimColor /> : null}
-      </ResultGutter>
-    );
-  },
-  renderToolUseRejectedMessage(input, options) {
-    return <ToolRejected what={`search ${summarize(input, options)}`} reason={options.reason} />;
-  },
-  renderToolUseErrorMessage: renderError,
-  renderGroupedToolUse(uses, options) {
-    return uses.length < 2 ? null : <SearchGroup name="Search" uses={uses} options={options} summarize={summarize} describe={describe} />;
-  },
-  isResultTruncated: (result) => isTextTruncated((result.output?.filenames ?? []).join("\n"), MATCH_LINES),
-};
+export const renderer: ToolRenderer<GlobInput, GlobOutput> = searchRenderer<GlobInput, GlobOutput>({ summarize, describe, matches: (output) => (output?.filenames ?? []).join("\n") });

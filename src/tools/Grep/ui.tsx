@@ -1,6 +1,5 @@
-import { Text } from "ink";
 import type { RenderOptions, ToolRenderer } from "../../ui/toolRenderer.js";
-import { CollapsedText, ResultGutter, SearchGroup, ToolRejected, displayPath, isTextTruncated, plural, renderError, str } from "../../ui/components/index.js";
+import { displayPath, plural, searchRenderer, str } from "../../ui/components/index.js";
 import type { GrepInput, GrepOutput } from "./index.js";
 
 function summarize(input: Partial<GrepInput>, options: RenderOptions): string {
@@ -42,28 +41,4 @@ function matchLines(output: GrepOutput | undefined): string {
   }
 }
 
-const MATCH_LINES = 5;
-
-export const renderer: ToolRenderer<GrepInput, GrepOutput> = {
-  userFacingName: () => "Search",
-  renderToolUseMessage(input, options) {
-    return <Text>{summarize(input, options)}</Text>;
-  },
-  renderToolResultMessage(result, _input, options) {
-    const lines = matchLines(result.output);
-    return (
-      <ResultGutter>
-        <Text>{describe(result.output)}</Text>
-        {lines ? <CollapsedText text={lines} expanded={options.expanded} maxLines={MATCH_LINES} dimColor /> : null}
-      </ResultGutter>
-    );
-  },
-  renderToolUseRejectedMessage(input, options) {
-    return <ToolRejected what={`search ${summarize(input, options)}`} reason={options.reason} />;
-  },
-  renderToolUseErrorMessage: renderError,
-  renderGroupedToolUse(uses, options) {
-    return uses.length < 2 ? null : <SearchGroup name="Search" uses={uses} options={options} summarize={summarize} describe={describe} />;
-  },
-  isResultTruncated: (result) => isTextTruncated(matchLines(result.output), MATCH_LINES),
-};
+export const renderer: ToolRenderer<GrepInput, GrepOutput> = searchRenderer<GrepInput, GrepOutput>({ summarize, describe, matches: matchLines });

@@ -7,4 +7,4 @@ export { ResultGutter, ToolUseLine, resultColumns, type ToolUseStatus } from "./
 export { ResultText, ToolError, ToolRejected, errorText, groupStatus, renderError, statusOf, type GroupStatus } from "./ToolMessages.js";
 export { compactJson, contentText, displayPath, formatBytes, formatDuration, linesOf, num, oneLine, plural, str, terminalSafe } from "./format.js";
 export { FileChangeResult, RejectedChange, isFileChangeTruncated, proposedHunks } from "./FileChange.js";
-export { SearchGroup } from "./SearchGroup.js";
+export { SearchGroup, searchRenderer } from "./SearchGroup.js";

@@ -2,28 +2,15 @@
  * Skills and custom slash commands in `toolgate -p`: the real CLI against the scripted model server, asserting
  * on what the server received (the system prompt's listing, the Skill tool's result, the expanded command).
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { cliArgs, repoRoot } from "../cliCommand.js";
+import { describe, expect, it, vi } from "vitest";
+import type { FakeModelServer } from "../../scripts/fake-model.mjs";
+import { runCli, serveModel } from "../cli/agentRun.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
-
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: FakeModelScript) {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
 
 function write(file: string, content: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -36,15 +23,6 @@ function project() {
   const dir = path.join(root, "repo");
   fs.mkdirSync(path.join(dir, ".git"), { recursive: true });
   return { root, dir, home: path.join(root, "home"), userHome: path.join(root, "user") };
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d));
-  child.stderr.on("data", (d: Buffer) => (stderr += d));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 function envFor(server: FakeModelServer, provider: "anthropic" | "openai", p: ReturnType<typeof project>): NodeJS.ProcessEnv {
@@ -72,7 +50,7 @@ describe("skills in toolgate -p", () => {
       write(path.join(p.home, "skills/user-notes/SKILL.md"), "---\ndescription: Keep the user's notes.\n---\nAppend to notes.md.\n");
       write(path.join(p.dir, ".claude/skills/broken/SKILL.md"), "---\nname: broken\n");
       write(path.join(p.dir, "packages/ui/.toolgate/skills/ui-kit/SKILL.md"), "---\nname: ui-kit\ndescription: Components of the ui package.\n---\nUse the Button from ui-kit.\n");
-      const server = await serve({
+      const server = await serveModel({
         turns: [
           { content: [{ type: "tool_use", id: "toolu_skill", name: "Skill", input: { skill: "greeting", args: "Ada" } }] },
           { content: [{ type: "tool_use", id: "toolu_edit", name: "Edit", input: { file_path: "packages/ui/index.ts", old_string: "", new_string: "export {};\n" } }] },
@@ -80,7 +58,7 @@ describe("skills in toolgate -p", () => {
           { content: [{ type: "text", text: "Done." }] },
         ],
       });
-      const result = await run(["-p", "Greet Ada", "--cwd", p.dir, "--permission-mode", "acceptEdits", "--no-sandbox"], envFor(server, provider, p));
+      const result = await runCli(["-p", "Greet Ada", "--cwd", p.dir, "--permission-mode", "acceptEdits", "--no-sandbox"], envFor(server, provider, p));
       expect(result.stdout).toBe("Done.\n");
       expect(result.code).toBe(0);
       // The bad skill is the user's business: reported on stderr, never sent to the model.
@@ -116,13 +94,13 @@ describe("custom slash commands in toolgate -p", () => {
       const p = project();
       write(path.join(p.dir, ".claude/commands/git/summarize.md"), "---\ndescription: Summarise a folder\nargument-hint: [folder] [tone]\n---\nSummarise the files in $1 in a $2 tone. (asked: $ARGUMENTS)\n");
       write(path.join(p.home, "commands/hello.md"), "Say hello.\n");
-      const server = await serve({ turns: [{ content: [{ type: "text", text: "One." }] }, { content: [{ type: "text", text: "Two." }] }, { content: [{ type: "text", text: "Three." }] }, { content: [{ type: "text", text: "Four." }] }], loop: false });
+      const server = await serveModel({ turns: [{ content: [{ type: "text", text: "One." }] }, { content: [{ type: "text", text: "Two." }] }, { content: [{ type: "text", text: "Three." }] }, { content: [{ type: "text", text: "Four." }] }], loop: false });
       const env = envFor(server, provider, p);
       const runs = [
-        await run(["-p", "/summarize src 'dry wit'", "--cwd", p.dir, "--no-sandbox"], env),
-        await run(["-p", "/git:summarize lib calm", "--cwd", p.dir, "--no-sandbox"], env),
-        await run(["-p", "/nosuch thing", "--cwd", p.dir, "--no-sandbox"], env),
-        await run(["-p", "/hello", "--cwd", p.dir, "--no-sandbox"], env),
+        await runCli(["-p", "/summarize src 'dry wit'", "--cwd", p.dir, "--no-sandbox"], env),
+        await runCli(["-p", "/git:summarize lib calm", "--cwd", p.dir, "--no-sandbox"], env),
+        await runCli(["-p", "/nosuch thing", "--cwd", p.dir, "--no-sandbox"], env),
+        await runCli(["-p", "/hello", "--cwd", p.dir, "--no-sandbox"], env),
       ];
       expect(runs.map((r) => r.stdout)).toEqual(["One.\n", "Two.\n", "Three.\n", "Four.\n"]);
       expect(runs.map((r) => r.stderr)).toEqual(["", "", "", ""]);

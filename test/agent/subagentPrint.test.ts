@@ -1,50 +1,22 @@
 /** `toolgate -p` with subagents: the real CLI against the scripted model server. */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { cliArgs, repoRoot } from "../cliCommand.js";
+import { describe, expect, it, vi } from "vitest";
+import type { FakeModelServer } from "../../scripts/fake-model.mjs";
+import { project, runCli, serveModel } from "../cli/agentRun.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
 
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: FakeModelScript) {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
-
-function project(files: Record<string, string> = {}) {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-subprint-")));
-  for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), content);
-  }
-  fs.mkdirSync(path.join(dir, ".home"));
-  return dir;
-}
-
-function run(args: string[], server: FakeModelServer, dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env, HOME: path.join(dir, ".home"), TOOLGATE_HOME: path.join(dir, ".home"), ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", TOOLGATE_PROVIDER: "" };
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d));
-  child.stderr.on("data", (d: Buffer) => (stderr += d));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+/** `toolgate -p` with the scripted server as its Anthropic API; the project's `.home` is both homes. */
+function run(args: string[], server: FakeModelServer, dir: string) {
+  const home = path.join(dir, ".home");
+  return runCli(args, { ...process.env, HOME: home, TOOLGATE_HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", TOOLGATE_PROVIDER: "" });
 }
 
 describe("toolgate -p with subagents", () => {
   it("the parent's Agent call runs a subagent (a custom type from .claude/agents); its steps stream as tool progress; the answer carries its text", async () => {
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { content: [{ type: "text", text: "Delegating." }, { type: "tool_use", id: "toolu_agent", name: "Agent", input: { description: "Read the notes", prompt: "Quote notes.txt.", subagent_type: "note-reader" } }] },
         { content: [{ type: "tool_use", id: "toolu_sub_read", name: "Read", input: { file_path: "notes.txt" } }] },

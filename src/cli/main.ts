@@ -33,6 +33,17 @@ function formatCommanderError(text: string): string {
   return `toolgate: ${message}${hint} See --help.\n`;
 }
 
+/** Runs `load` with the named environment variables removed, and puts them back afterwards. */
+async function whileHidden<T>(names: string[], load: () => Promise<T>): Promise<T> {
+  const saved = names.filter((name) => name in process.env).map((name) => [name, process.env[name]] as const);
+  for (const [name] of saved) delete process.env[name];
+  try {
+    return await load();
+  } finally {
+    for (const [name, value] of saved) process.env[name] = value;
+  }
+}
+
 const program = new Command("toolgate")
   .description("A fail-closed tool runtime for AI coding agents.")
   .version(packageVersion(), "-V, --version", "print the version")
@@ -64,8 +75,11 @@ withSessionFlags(program)
     if (!flags.print) {
       // Ink's colour library reads FORCE_COLOR, not NO_COLOR (no-color.org): translate before it loads.
       if (process.env.NO_COLOR) process.env.FORCE_COLOR = "0";
-      // The UI (React, Ink) is imported only here, so every other command starts without it.
-      const { interactiveCommand } = await import("./interactive.js");
+      // The UI (React, Ink) is imported only here, so every other command starts without it. Ink decides once,
+      // when it loads, that CI (or CONTINUOUS_INTEGRATION) set means "no live screen, print the last frame on
+      // exit": in a real terminal that would be a blank screen. The variables are hidden only while it loads, so
+      // the commands the agent runs still see them.
+      const { interactiveCommand } = await whileHidden(process.stdin.isTTY && process.stdout.isTTY ? ["CI", "CONTINUOUS_INTEGRATION"] : [], () => import("./interactive.js"));
       process.exitCode = await interactiveCommand(prompt, flags);
       return;
     }

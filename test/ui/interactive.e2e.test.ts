@@ -220,6 +220,15 @@ describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
     expect(sent).toContain("what now");
   });
 
+  it("with CI=true in the environment (a CI runner's shell) the screen still draws, and commands still see CI", async () => {
+    const server = await serve({ turns: [] });
+    const t = open(project(), server, [], { CI: "true", CONTINUOUS_INTEGRATION: "1" });
+    await t.waitFor(READY);
+    await t.type("!echo ci-$CI-$CONTINUOUS_INTEGRATION");
+    await t.key("Enter");
+    await t.waitFor("ci-true-1", { all: true });
+  });
+
   it("Shift+Tab cycles default → acceptEdits → plan → default; /permissions lists a rule added with /permissions allow", async () => {
     const dir = project();
     const server = await serve({ turns: [] });

@@ -4,6 +4,7 @@ import { findToolByName, getCurrentTools, isDeferredTool } from "../core/registr
 import { explainPermission, parseExplainInput } from "../permissions/index.js";
 import { suggestToolName } from "../core/toolNames.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { webSearchBackend } from "../tools/WebSearch/index.js";
 import { BASH_TOOL_NAME } from "../tools/Bash/prompt.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
@@ -177,8 +178,11 @@ export async function mcpServeCommand(flags: McpServeFlags): Promise<number> {
   const probe = await openSession(flags, {}, "run");
   await probe.close();
   if (refuseWithoutUsableSettings(probe)) return 2;
-  // ToolSearch only matters to a model with deferred tools; an MCP client already sees every served tool.
-  const tools = getBuiltinTools().filter((t) => t.name !== "ToolSearch");
+  // Not served: ToolSearch only matters to a model with deferred tools (an MCP client already sees every
+  // served tool); TodoWrite is a task list for toolgate's own agent (a client keeps its own); WebSearch when
+  // settings name no search backend (a call could only say how to configure one). Agent is off by itself (no model).
+  const notServed = new Set(["ToolSearch", "TodoWrite", ...(webSearchBackend(probe.context).kind === "none" ? ["WebSearch"] : [])]);
+  const tools = getBuiltinTools().filter((t) => !notServed.has(t.name));
   const { runMcpServe } = await import("./mcp.js");
   return runMcpServe({
     tools,

@@ -14,7 +14,7 @@ import { createSession, type Session, type SessionOptions } from "../session/ind
 import { readSettingsFile, settingsFileLocations } from "../settings/index.js";
 import { settingsSections } from "../session/settings.js";
 import { HOOK_EVENTS } from "../settings/types.js";
-import { getBuiltinTools } from "../tools/index.js";
+import { builtinToolNames } from "../tools/index.js";
 import { WEB_SEARCH_SETTINGS, WEB_SEARCH_SETUP_HINT } from "../tools/WebSearch/index.js";
 import { networkPolicy, sandboxUnavailableMessage } from "../sandbox/index.js";
 import { sandboxSelfTest } from "../sandbox/selfTest.js";
@@ -106,7 +106,7 @@ export const ruleToolNamesCheck: DoctorCheck = {
   run({ session, mcpConfig }) {
     const ctx = session.context.getAppState().toolPermissionContext;
     const problems = findRuleToolNameProblems(ctx.rules, {
-      toolNames: getBuiltinTools().flatMap((t) => [t.name, ...(t.aliases ?? [])]),
+      toolNames: builtinToolNames(),
       // Without connecting, the servers' tools are unknown: only their names are judged.
       mcpServers: new Map(mcpConfig.servers.map((s) => [normalizeNameForMcp(s.name), undefined])),
     });

@@ -19,7 +19,7 @@ import { createHookRunner } from "../hooks/index.js";
 import { formatMcpConfigError, loadMcpConfig } from "../mcp/client/config.js";
 import type { McpManager } from "../mcp/client/manager.js";
 import { normalizeNameForMcp } from "../core/registry.js";
-import { getBuiltinTools } from "../tools/index.js";
+import { builtinToolNames, getBuiltinTools } from "../tools/index.js";
 import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type Sandbox } from "../sandbox/index.js";
 import { readLspSettings, startLsp } from "../lsp/index.js";
 import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
@@ -154,7 +154,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
 
   // Rules naming no tool never match: say so now (did you mean …?), and in strict mode refuse a deny or ask rule.
   const ruleToolNames = findRuleToolNameProblems(permissionContext.rules, {
-    toolNames: [...getBuiltinTools(), ...builtinTools, ...(mcp?.tools() ?? [])].flatMap((t) => [t.name, ...(t.aliases ?? [])]),
+    toolNames: [...builtinToolNames(), ...[...builtinTools, ...(mcp?.tools() ?? [])].flatMap((t) => [t.name, ...(t.aliases ?? [])])],
     mcpServers: mcp && new Map(mcp.clients.map((c) => [normalizeNameForMcp(c.name), c.status === "connected" ? c.tools.map((t) => t.name) : undefined])),
   });
   for (const problem of ruleToolNames.filter(isRuleToolNameTypo)) {

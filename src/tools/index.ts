@@ -64,3 +64,11 @@ export function getBuiltinTools(): Tools {
     AgentTool,
   ];
 }
+
+/**
+ * Every name (and alias) a permission rule may give a built-in tool, including the ones a session adds only
+ * when configured (Diagnostics, with language servers): a rule naming one of them is not a typo.
+ */
+export function builtinToolNames(): string[] {
+  return [...getBuiltinTools(), DiagnosticsTool].flatMap((t) => [t.name, ...(t.aliases ?? [])]);
+}

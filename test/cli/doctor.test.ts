@@ -99,6 +99,16 @@ describe("toolgate doctor", () => {
     expect(ok.stdout).toContain("[ok] rule tool names\n  every rule names a known tool");
   });
 
+  it("rules naming tools a session adds only when configured (Diagnostics without language servers) are not typos", () => {
+    const cwd = tempDir("tg-doctor-cwd-");
+    writeJson(path.join(cwd, ".toolgate/settings.json"), {
+      permissions: { deny: ["Diagnostics", "Task(reviewer)", "KillShell"], allow: ["str_replace_based_edit_tool", "apply_patch", "Skill(deploy)"], strict: true },
+    });
+    const result = toolgate(["doctor", "--cwd", cwd, "--json"], tempDir("tg-doctor-home-"));
+    const names = (JSON.parse(result.stdout) as Report).checks.find((c) => c.name === "rule tool names")!;
+    expect(names).toMatchObject({ status: "ok", lines: ["every rule names a known tool"] });
+  });
+
   it("strict mode turns a deny rule naming no tool into an error", () => {
     const cwd = tempDir("tg-doctor-cwd-");
     writeJson(path.join(cwd, ".toolgate/settings.json"), { permissions: { deny: ["Reed(./.env)"], strict: true } });

@@ -23,6 +23,7 @@ import { TRANSCRIPT_VERSION } from "./transcript.js";
 /** Tools a subagent never has: it cannot start subagents, nor stop the parent's background tasks. */
 const NEVER_FOR_SUBAGENTS = new Set([AGENT_TOOL_NAME, TASK_STOP_TOOL_NAME]);
 
+/** Read at each run: changing `provider` or `smallModel` (the UI's /model) applies to the next subagent. */
 export interface SubagentRunnerOptions {
   provider: Provider;
   /** The model for an agent type whose `model` is `small`; default the provider's. */

@@ -15,7 +15,7 @@ import { formatSkillListing, listingBudgetFor, loadSkillCatalog } from "../tools
 import { SKILL_TOOL_NAME } from "../tools/Skill/prompt.js";
 import { readDenial } from "../tools/files/toolPaths.js";
 import { loadAgentTypes } from "../agent/agentTypes.js";
-import { createSubagentRunner, enableSubagents } from "../agent/subagent.js";
+import { createSubagentRunner, enableSubagents, type SubagentRunnerOptions } from "../agent/subagent.js";
 import { latestTodos } from "../agent/todos.js";
 import type { Message } from "../core/messages.js";
 import type { Session, SessionOptions } from "../session/index.js";
@@ -57,6 +57,8 @@ export function findResumedSession(flags: AgentFlags, sessionOptions: SessionOpt
 
 export interface PreparedAgent {
   provider: Provider;
+  /** Switches the session to another main model (for the UI's /model): returns its provider. */
+  switchModel(model: string): Provider;
   /** System prompt sections before the SessionStart hooks ran. */
   system: string[];
   merged: Readonly<Record<string, unknown>>;
@@ -112,15 +114,25 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const system = buildSystemPrompt({ ...common, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt });
   // Subagents: the agent types of the project and the user, each with its own system prompt over the same environment.
   const agentTypes = loadAgentTypes(locations);
-  const runner = createSubagentRunner({
+  const runnerOptions: SubagentRunnerOptions = {
     provider,
     smallModel,
     types: agentTypes.types,
     systemFor: (typePrompt) => buildSystemPrompt({ ...common, systemPrompt: typePrompt }),
-  });
-  enableSubagents(session.context, runner);
+  };
+  enableSubagents(session.context, createSubagentRunner(runnerOptions));
+  // Another main model for the rest of the session: the next requests, the tools' model access and the
+  // subagents (an agent type's `inherit` and `small` follow it; the runner reads its options at each run).
+  const switchModel = (model: string): Provider => {
+    const next = createProvider({ ...selection, model, settings: merged });
+    const nextSmall = resolveProviderConfig({ ...selection, model }, session.context.env, merged).smallModel;
+    session.context.models = createModelAccess({ provider: next, smallModel: nextSmall });
+    runnerOptions.provider = next;
+    runnerOptions.smallModel = nextSmall;
+    return next;
+  };
   const notices = [...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings];
-  return { provider, system, merged, cwd, commands, notices, ...(telemetry ? { telemetry } : {}) };
+  return { provider, switchModel, system, merged, cwd, commands, notices, ...(telemetry ? { telemetry } : {}) };
 }
 
 export interface StartedAgentSession {

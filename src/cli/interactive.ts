@@ -9,8 +9,7 @@ import type { CanUseToolFn } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { compactionThreshold } from "../agent/compact.js";
-import { createModelAccess } from "../agent/modelAccess.js";
-import { createProvider, getModelInfo, readModelOverrides, resolveProviderConfig, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
+import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
@@ -67,7 +66,6 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       if (resumed) notices.push({ level: "info", text: `resumed session ${resumed.sessionId} (${messages.length} messages)` });
       const overrides = readModelOverrides(merged);
       const startMode = session.context.getAppState().toolPermissionContext.mode;
-      const selection = { provider: current.provider as ProviderName | undefined, baseURL: current.baseUrl };
 
       const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
         void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
@@ -77,11 +75,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
           createElement(App, {
             session,
             provider,
-            switchModel: (model: string) => {
-              const next = createProvider({ ...selection, model, settings: merged });
-              session.context.models = createModelAccess({ provider: next, smallModel: resolveProviderConfig({ ...selection, model }, session.context.env, merged).smallModel });
-              return next;
-            },
+            switchModel: prepared.switchModel,
             system,
             messages,
             transcript,

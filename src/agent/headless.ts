@@ -10,6 +10,7 @@ import type { AnyTool, CanUseToolFn, McpClientInfo, ToolUseContext } from "../co
 import type { Message, TextBlock, UserMessage } from "../core/messages.js";
 import type { PermissionDecision } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
+import { applyPermissionUpdate, describeSuggestion, parsePermissionUpdates } from "../permissions/index.js";
 import { rewindFiles } from "../core/context.js";
 import type { Provider } from "../providers/index.js";
 import { query, type AgentEvent, type AgentResult, type AgentStopReason } from "./query.js";
@@ -106,6 +107,12 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
     if (!streaming && options.verbose) options.diagnostics.write(`[toolgate] ${text}\n`);
   };
 
+  // Rules an answer asked to remember, and what could not be: the same lines as the loop's notices.
+  const notify = (level: "info" | "warning", message: string) => {
+    void emit({ type: "system", subtype: "notice", level, message });
+    if (!streaming) options.diagnostics.write(`[toolgate] ${level}: ${message}\n`);
+  };
+
   // Who answers "ask": a control request on stdout (stream-json input), the permission prompt tool, else deny.
   const askOutside = async (tool: AnyTool, input: Record<string, unknown>, toolUseID: string, decision: PermissionDecision): Promise<PermissionDecision | undefined> => {
     const timeoutMs = options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
@@ -131,7 +138,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
       });
       const response = await answer;
       if (!response) return { behavior: "deny", message: `No answer to the permission request for ${tool.name} within ${Math.round(timeoutMs / 1000)} s, so the call was denied.`, decisionReason: { type: "other", reason: "permission request timed out" } };
-      return answerToDecision(response, input, "the controlling client");
+      return answerToDecision(response, input, "the controlling client", session.context, notify);
     }
     if (options.permissionPromptTool) {
       const promptTool = options.permissionPromptTool;
@@ -143,7 +150,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
           .finally(() => clearTimeout(timer));
         const block = promptTool.mapToolResultToToolResultBlockParam(result.data, toolUseID);
         const textContent = typeof block.content === "string" ? block.content : block.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-        return answerToDecision(JSON.parse(textContent) as Record<string, unknown>, input, `the permission prompt tool ${promptTool.name}`);
+        return answerToDecision(JSON.parse(textContent) as Record<string, unknown>, input, `the permission prompt tool ${promptTool.name}`, session.context, notify);
       } catch (err) {
         return { behavior: "deny", message: `The permission prompt tool ${promptTool.name} gave no usable answer (${formatError(err)}), so the ${tool.name} call was denied.`, decisionReason: { type: "other", reason: "permission prompt tool failed" } };
       }
@@ -430,10 +437,25 @@ function userPrompt(message: unknown): string | TextBlock[] | undefined {
   return undefined;
 }
 
-/** Claude Code's answer contract: `{behavior: "allow", updatedInput?}` or `{behavior: "deny", message}`. */
-function answerToDecision(answer: Record<string, unknown>, input: Record<string, unknown>, who: string): PermissionDecision {
+/**
+ * Claude Code's answer contract: `{behavior: "allow", updatedInput?, updatedPermissions?}` or
+ * `{behavior: "deny", message}`. `updatedPermissions` (with an allow) are remembered as the UI's "don't ask
+ * again" is: for the session, or saved to the settings file of their destination. What cannot be used is
+ * reported and skipped; the call stays allowed either way.
+ */
+function answerToDecision(answer: Record<string, unknown>, input: Record<string, unknown>, who: string, context: ToolUseContext, report: (level: "info" | "warning", message: string) => void): PermissionDecision {
   if (answer.behavior === "allow") {
     const updated = answer.updatedInput && typeof answer.updatedInput === "object" && !Array.isArray(answer.updatedInput) ? (answer.updatedInput as Record<string, unknown>) : input;
+    const { updates, problems } = parsePermissionUpdates(answer.updatedPermissions);
+    for (const problem of problems) report("warning", `${who}: ${problem}`);
+    for (const update of updates) {
+      try {
+        applyPermissionUpdate(update, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home, getAppState: context.getAppState, setAppState: context.setAppState });
+        report("info", `${who} remembered: ${describeSuggestion(update)}`);
+      } catch (err) {
+        report("warning", `${who}: could not remember ${describeSuggestion(update)}: ${formatError(err)}`);
+      }
+    }
     return { behavior: "allow", updatedInput: updated, decisionReason: { type: "other", reason: `allowed by ${who}` } };
   }
   const message = typeof answer.message === "string" && answer.message ? answer.message : `Denied by ${who}.`;

@@ -40,6 +40,7 @@ export {
   type PermissionUpdateTarget,
   type PermissionUpdateOutcome,
 } from "./update.js";
+export { parsePermissionUpdates, type ParsedPermissionUpdates } from "./updateInput.js";
 export {
   findRuleToolNameProblems,
   formatRuleToolNameProblem,

@@ -237,6 +237,48 @@ describe("toolgate -p", () => {
     expect(JSON.stringify(server.requests()[2].body)).toContain("hello");
   });
 
+  it("updatedPermissions in a can_use_tool answer are remembered (the next call does not ask); unusable ones are reported and skipped", async () => {
+    const dir = project();
+    const touch = (id: string, command: string) => ({ content: [{ type: "tool_use" as const, id, name: "Bash", input: { command } }] });
+    const server = await serve({ turns: [touch("toolu_a", "touch a.txt"), touch("toolu_b", "touch b.txt"), touch("toolu_rm", "rm a.txt"), { content: [{ type: "text", text: "done" }] }] });
+    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--no-sandbox"], envFor(server, "anthropic", dir));
+    proc.child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: "make two files, then remove one" } })}\n`);
+    const asked: string[] = [];
+    proc.onLine((line) => {
+      if (line.type === "control_request" && line.request.subtype === "can_use_tool") {
+        asked.push(line.request.input.command);
+        const first = asked.length === 1;
+        const response = first
+          ? {
+              behavior: "allow",
+              updatedPermissions: [
+                { type: "addRules", behavior: "allow", rules: [{ toolName: "Bash", ruleContent: "touch:*" }], destination: "localSettings" },
+                // not honoured: turning the checks off, a rule that does not parse, something that is no update
+                { type: "setMode", mode: "bypassPermissions", destination: "session" },
+                { type: "addRules", behavior: "allow", rules: ["Bash(rm"], destination: "session" },
+                { type: "replaceEverything" },
+              ],
+            }
+          : { behavior: "deny", message: "keep a.txt" };
+        proc.child.stdin.write(`${JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: line.request_id, response } })}\n`);
+      }
+      if (line.type === "result") proc.child.stdin.end();
+    });
+    const run = await proc.done;
+    expect(run.code).toBe(0);
+    // touch b.txt ran without a question; rm still asked (no bypass) and was denied
+    expect(asked).toEqual(["touch a.txt", "rm a.txt"]);
+    expect(fs.existsSync(path.join(dir, "a.txt")) && fs.existsSync(path.join(dir, "b.txt"))).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, ".toolgate/settings.local.json"), "utf8")).permissions.allow).toEqual(["Bash(touch:*)"]);
+    const notices = run.lines.filter((l) => l.subtype === "notice").map((l) => `${l.level}: ${l.message}`);
+    expect(notices.filter((n) => n.startsWith("info:"))).toEqual(['info: the controlling client remembered: allow "Bash(touch:*)" — .toolgate/settings.local.json']);
+    const warnings = notices.filter((n) => n.startsWith("warning:"));
+    expect(warnings).toHaveLength(3);
+    expect(warnings[0]).toContain("updatedPermissions[1] was ignored: an answer cannot switch to bypassPermissions");
+    expect(warnings[1]).toContain("updatedPermissions[2] was ignored");
+    expect(warnings[2]).toContain("updatedPermissions[3] was ignored");
+  });
+
   it("a model server that fails for good still ends with a result line and exit 1", async () => {
     const server = await serve({ turns: [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }] });
     const dir = project();

@@ -9,7 +9,8 @@ import fs from "node:fs";
 import type { ToolUseContext } from "../core/Tool.js";
 import type { Message, TextBlock, ToolResultBlockParam, UserMessage } from "../core/messages.js";
 import { formatError } from "../core/errors.js";
-import { isPrompt, promptText, textOf } from "./history.js";
+import { COMPACTION_HEAD, isPrompt, promptText, textOf } from "./history.js";
+import { compactedTodoList } from "./todos.js";
 import { countContextTokens, estimateTokens, MessageAssembler, type ModelInfo, type Provider, type Usage } from "../providers/index.js";
 
 /** Room kept free besides the answer's: estimates are rough and the system prompt and tools also count. */
@@ -176,12 +177,15 @@ export async function compactHistory(args: {
     return text?.trim() ? [text] : [];
   });
   const files = recentFiles(args.context);
+  // The task list lives in TodoWrite calls that are about to be summarised away: it is kept here instead.
+  const todos = args.context.todos?.get() ?? [];
   const head: UserMessage = {
     role: "user",
     content: [
-      { type: "text", text: `This session was compacted: the earlier conversation is summarised below, and the most recent turns follow verbatim.\n\n<summary>\n${summary}\n</summary>` },
+      { type: "text", text: `${COMPACTION_HEAD} the earlier conversation is summarised below, and the most recent turns follow verbatim.\n\n<summary>\n${summary}\n</summary>` },
       ...(requests.length ? [{ type: "text" as const, text: `Everything the user asked earlier, verbatim:\n${requests.map((r, i) => `${i + 1}. ${r}`).join("\n")}` }] : []),
       ...(files ? [{ type: "text" as const, text: files }] : []),
+      ...(todos.length ? [{ type: "text" as const, text: compactedTodoList(todos) }] : []),
     ],
   };
   const tail = messages.slice(start);

@@ -5,6 +5,9 @@
  */
 import type { AssistantContentBlock, Message, TextBlock, ToolResultBlockParam, ToolUseBlock, UserMessage } from "../core/messages.js";
 
+/** How the summary message a compaction puts first in the history begins. */
+export const COMPACTION_HEAD = "This session was compacted:";
+
 export const INTERRUPTED_RESULT = "The session ended before this tool call finished (it was interrupted); it may have partly run.";
 
 type UserBlock = ToolResultBlockParam | TextBlock;

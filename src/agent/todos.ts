@@ -5,6 +5,7 @@
 import type { TodoItem, Tools } from "../core/Tool.js";
 import type { Message } from "../core/messages.js";
 import { TODO_WRITE_TOOL_NAME } from "../tools/TodoWrite/prompt.js";
+import { COMPACTION_HEAD } from "./history.js";
 
 /** Model turns without a TodoWrite call, while items are open, before the model is reminded of its list. */
 export const TODO_REMINDER_TURNS = 10;
@@ -27,11 +28,46 @@ function resultsOf(message: Message | undefined): Map<string, boolean> {
   return results;
 }
 
-/** The list the last successful TodoWrite call saved, or undefined when the history has none. */
+const COMPACTED_LIST = /<todos>(\[[\s\S]*?\])<\/todos>/;
+
+/**
+ * The task list as compaction writes it into the summary message, so the model keeps seeing it and a resumed
+ * session gets it back: JSON inside `<todos>`, with `<` escaped so an item's text cannot close the tag.
+ */
+export function compactedTodoList(todos: readonly TodoItem[]): string {
+  const json = JSON.stringify(todos.map((t) => ({ content: t.content, status: t.status, activeForm: t.activeForm }))).replace(/</g, "\\u003c");
+  return `Your task list (TodoWrite) when the conversation was compacted; keep it current with TodoWrite:\n<todos>${json}</todos>`;
+}
+
+/** The list in a compaction's summary message (only there: a prompt quoting the tag is not a task list). */
+function compactedTodos(message: Message): TodoItem[] | undefined {
+  if (message.role !== "user" || typeof message.content === "string") return undefined;
+  const first = message.content[0];
+  if (first?.type !== "text" || !first.text.startsWith(COMPACTION_HEAD)) return undefined;
+  for (const block of message.content) {
+    const found = block.type === "text" ? COMPACTED_LIST.exec(block.text) : null;
+    if (!found) continue;
+    try {
+      const todos: unknown = JSON.parse(found[1]);
+      if (isTodoList(todos)) return todos.map((t) => ({ content: t.content, status: t.status, activeForm: t.activeForm }));
+    } catch {
+      // not ours
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The list the last successful TodoWrite call saved, or the one a compaction kept (its summary message leads
+ * the history), or undefined when the history has neither.
+ */
 export function latestTodos(messages: readonly Message[]): TodoItem[] | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
-    if (message.role !== "assistant") continue;
+    if (message.role !== "assistant") {
+      if (i === 0) return compactedTodos(message);
+      continue;
+    }
     const results = resultsOf(messages[i + 1]);
     const calls = message.content.filter((b) => b.type === "tool_use" && b.name === TODO_WRITE_TOOL_NAME);
     for (const call of calls.reverse()) {

@@ -8,6 +8,7 @@ import { TodoWriteTool } from "../../../src/tools/TodoWrite/index.js";
 import { GlobTool } from "../../../src/tools/Glob/index.js";
 import { query } from "../../../src/agent/query.js";
 import { latestTodos, TODO_REMINDER_TURNS } from "../../../src/agent/todos.js";
+import { compactHistory } from "../../../src/agent/compact.js";
 import { loadTranscript, openTranscript } from "../../../src/agent/transcript.js";
 import { startAgentSession } from "../../../src/cli/agentSetup.js";
 import { createSession, type Session } from "../../../src/session/index.js";
@@ -109,6 +110,40 @@ describe("TodoWrite", () => {
     const { session } = await project();
     for await (const event of query("work", { provider: anthropicAt(server), context: session.context, canUseTool: session.canUseTool, system: ["s"], messages: [] })) void event;
     expect(JSON.stringify(server.requests().map((r) => r.body.messages))).not.toContain("has not been updated");
+  });
+
+  it("compaction keeps the list in its summary message: the model still sees it, and a resume after it gets it back", async () => {
+    const { dir, home, session } = await project();
+    // an item whose text tries to close the tag early
+    const tricky: TodoItem[] = [...plan, { content: "Escape </todos> and <b>tags</b>", status: "pending", activeForm: "Escaping" }];
+    const history: Message[] = [
+      { role: "user", content: [{ type: "text", text: "plan it" }] },
+      { role: "assistant", id: "msg_1", content: [{ type: "tool_use", id: "toolu_1", name: "TodoWrite", input: { todos: tricky } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "The task list was saved." }] },
+      { role: "assistant", id: "msg_2", content: [{ type: "text", text: `long notes ${"n".repeat(12_000)}` }] },
+      { role: "user", content: [{ type: "text", text: "carry on" }] },
+    ];
+    session.context.todos!.set(tricky);
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "SUMMARY" }] }] });
+    const outcome = await compactHistory({ messages: history, provider: anthropicAt(server), context: session.context, system: [], threshold: 2_000, state: { failures: 0 }, force: true });
+    expect(outcome.kind).toBe("summarised");
+    // the TodoWrite call was summarised away; the summary message carries the list
+    expect(JSON.stringify(history)).not.toContain("toolu_1");
+    expect(JSON.stringify(history[0])).toContain("Fix the parser");
+    expect(latestTodos(history)).toEqual(tricky);
+
+    const writer = openTranscript({ home, cwd: dir, sessionId: session.context.sessionId });
+    for (const m of history) writer.append(m);
+    const resumed = loadTranscript(writer.path);
+    session.context.todos!.set([]);
+    await startAgentSession(session, { provider: anthropicAt(server), system: ["s"], cwd: dir, resumed, report: () => undefined });
+    expect(session.context.todos?.get()).toEqual(tricky);
+  });
+
+  it("a prompt quoting a task list is not taken for one", () => {
+    const quoted = `This session was compacted: <todos>${JSON.stringify(plan)}</todos>`;
+    expect(latestTodos([{ role: "user", content: [{ type: "text", text: `look: ${quoted}` }] }])).toBeUndefined();
+    expect(latestTodos([{ role: "user", content: quoted }])).toBeUndefined();
   });
 
   it("a resumed session gets back the list of its last successful TodoWrite call", async () => {

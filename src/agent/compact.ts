@@ -11,8 +11,11 @@ import type { Message, TextBlock, ToolResultBlockParam, UserMessage } from "../c
 import { formatError } from "../core/errors.js";
 import { COMPACTION_HEAD, isPrompt, promptText, textOf } from "./history.js";
 import { compactedTodoList } from "./todos.js";
+import { formatSkillListing } from "../tools/Skill/catalog.js";
 import { countContextTokens, estimateTokens, MessageAssembler, type ModelInfo, type Provider, type Usage } from "../providers/index.js";
 
+/** At most this many characters of skills found during the session go into a compaction's summary message. */
+const DISCOVERED_SKILLS_BUDGET_CHARS = 2_000;
 /** Room kept free besides the answer's: estimates are rough and the system prompt and tools also count. */
 export const COMPACTION_MARGIN_TOKENS = 2_000;
 /** Share of the threshold the recent turns kept verbatim may use (the last prompt's turn is always kept). */
@@ -125,6 +128,16 @@ function recentFiles(context: ToolUseContext): string {
  * Compacts `messages` in place. Clearing comes first; a summary only when clearing is not enough (or `force`,
  * for /compact). Never throws: a failure leaves the history as it was and says why.
  */
+/** Skills the catalog knows that the system prompt does not list (found during the session), as a listing. */
+function skillsOutsideSystemPrompt(context: ToolUseContext, system: readonly string[]): string | undefined {
+  const known = context.skills?.list() ?? [];
+  if (!known.length) return undefined;
+  const prompt = system.join("\n");
+  const missing = known.filter((skill) => !prompt.includes(`\n- ${skill.name}: `));
+  const listing = formatSkillListing(missing, DISCOVERED_SKILLS_BUDGET_CHARS);
+  return listing && `Skills found during this session (beyond the system prompt's list):\n${listing}`;
+}
+
 export async function compactHistory(args: {
   messages: Message[];
   provider: Provider;
@@ -179,6 +192,8 @@ export async function compactHistory(args: {
   const files = recentFiles(args.context);
   // The task list lives in TodoWrite calls that are about to be summarised away: it is kept here instead.
   const todos = args.context.todos?.get() ?? [];
+  // Skills found near edited files were announced in write results that are summarised away too.
+  const skills = skillsOutsideSystemPrompt(args.context, args.system);
   const head: UserMessage = {
     role: "user",
     content: [
@@ -186,6 +201,7 @@ export async function compactHistory(args: {
       ...(requests.length ? [{ type: "text" as const, text: `Everything the user asked earlier, verbatim:\n${requests.map((r, i) => `${i + 1}. ${r}`).join("\n")}` }] : []),
       ...(files ? [{ type: "text" as const, text: files }] : []),
       ...(todos.length ? [{ type: "text" as const, text: compactedTodoList(todos) }] : []),
+      ...(skills ? [{ type: "text" as const, text: skills }] : []),
     ],
   };
   const tail = messages.slice(start);

@@ -7,6 +7,7 @@ import { query, type AgentEvent } from "../../src/agent/query.js";
 import { clearOldToolOutputs, compactHistory, compactionThreshold, MAX_FAILED_COMPACTIONS } from "../../src/agent/compact.js";
 import { createSession, type Session } from "../../src/session/index.js";
 import type { Message } from "../../src/core/messages.js";
+import { formatSkillListing, loadSkillCatalog } from "../../src/tools/Skill/catalog.js";
 import { anthropicAt, serve } from "../providers/support.js";
 
 const sessions: Session[] = [];
@@ -89,6 +90,26 @@ describe("compaction", () => {
     expect(state.failures).toBe(MAX_FAILED_COMPACTIONS);
     expect(notices.some((n) => /failed 3 times in a row; it will not be tried again/.test(n))).toBe(true);
     expect(server.requests()).toHaveLength(7); // no fourth summary attempt
+  });
+
+  it("skills found during the session (not in the system prompt) are listed again in the summary message", async () => {
+    const { dir, s } = await session();
+    const skill = (name: string, description: string) => {
+      fs.mkdirSync(path.join(dir, ".claude/skills", name), { recursive: true });
+      fs.writeFileSync(path.join(dir, ".claude/skills", name, "SKILL.md"), `---\ndescription: ${description}\n---\nbody\n`);
+    };
+    skill("lint", "Lint the project.");
+    const atStart = await loadSkillCatalog({ cwd: dir, home: path.join(dir, ".home"), userHome: path.join(dir, ".home") });
+    const system = [formatSkillListing(atStart.list())!];
+    skill("deploy", "Deploy to staging.");
+    s.context.skills = await loadSkillCatalog({ cwd: dir, home: path.join(dir, ".home"), userHome: path.join(dir, ".home") });
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "S" }] }] });
+    const messages = [...longHistory(), { role: "user" as const, content: "go on" }];
+    const outcome = await compactHistory({ messages, provider: anthropicAt(server), context: s.context, system, threshold: 2_000, state: { failures: 0 }, force: true });
+    expect(outcome.kind).toBe("summarised");
+    const head = JSON.stringify(messages[0]);
+    expect(head).toContain("- deploy: Deploy to staging.");
+    expect(head).not.toContain("- lint:");
   });
 
   it("a single long turn is split at one of the model's messages, and roles still alternate", async () => {

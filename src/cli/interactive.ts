@@ -33,6 +33,39 @@ export function modeCycle(start: PermissionMode): PermissionMode[] {
 export const NOT_A_TERMINAL =
   "toolgate: the interactive UI needs a terminal (stdin and stdout must be TTYs). To run without one, use -p: toolgate -p \"your prompt\" (the prompt may also come on stdin).\n";
 
+/** Errors a read or write gets once the terminal is gone. */
+const TERMINAL_GONE = new Set(["EIO", "EPIPE", "ENOTCONN", "ENXIO"]);
+
+/** Calls `gone` when stdin or stdout fails because the terminal went away; other errors stay errors. */
+function onTerminalGone(gone: () => void): () => void {
+  const listener = (err: NodeJS.ErrnoException) => {
+    if (!TERMINAL_GONE.has(err.code ?? "")) throw err;
+    gone();
+  };
+  process.stdout.on("error", listener);
+  process.stdin.on("error", listener);
+  return () => {
+    process.stdout.off("error", listener);
+    process.stdin.off("error", listener);
+  };
+}
+
+/**
+ * Ends the process for `signal` after the cleanup. SIGHUP means the terminal is gone: the process ends by the
+ * signal itself, since Node's exit path resets the terminal's modes and aborts on a terminal that no longer
+ * exists. Anything else exits with the shell's 128 + signal number.
+ */
+function endBySignal(signal: NodeJS.Signals): void {
+  if (signal === "SIGHUP") {
+    process.removeAllListeners("SIGHUP");
+    process.kill(process.pid, "SIGHUP");
+    // Only if SIGHUP was ignored when toolgate started (nohup): it did not end the process.
+    setTimeout(() => process.exit(signalExitCode(signal)), 500);
+    return;
+  }
+  process.exit(signalExitCode(signal));
+}
+
 export async function interactiveCommand(promptArg: string | undefined, flags: InteractiveFlags): Promise<number> {
   if (flags.provider !== undefined && !PROVIDER_NAMES.includes(flags.provider as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(", ")}, got ${JSON.stringify(flags.provider)}`);
   if (flags.baseUrl !== undefined && !URL.canParse(flags.baseUrl)) throw new UsageError(`--base-url needs a URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(flags.baseUrl)}`);
@@ -67,9 +100,16 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       const overrides = readModelOverrides(merged);
       const startMode = session.context.getAppState().toolPermissionContext.mode;
 
-      const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
-        void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
-      });
+      // A signal, or the terminal gone (its window closed, ssh dropped: writes fail with EIO before SIGHUP
+      // arrives): stop what the session started, then end.
+      let ending = false;
+      const end = (signal: NodeJS.Signals) => {
+        if (ending) return;
+        ending = true;
+        void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => endBySignal(signal));
+      };
+      const offTermination = onSignals(TERMINATION_SIGNALS, end);
+      const offStreams = onTerminalGone(() => end("SIGHUP"));
       try {
         const instance = render(
           createElement(App, {
@@ -103,6 +143,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
         await instance.waitUntilExit();
       } finally {
         offTermination();
+        offStreams();
       }
     } finally {
       await session.close();

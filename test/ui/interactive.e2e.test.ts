@@ -32,7 +32,7 @@ function project(): string {
   return dir;
 }
 
-function open(dir: string, server: FakeModelServer, args: string[] = [], extraEnv: Record<string, string> = {}): Terminal {
+function open(dir: string, server: FakeModelServer, args: string[] = [], extraEnv: Record<string, string> = {}, stderrFile?: string): Terminal {
   const env = {
     ...extraEnv,
     TOOLGATE_HOME: path.join(dir, ".home"),
@@ -42,7 +42,7 @@ function open(dir: string, server: FakeModelServer, args: string[] = [], extraEn
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     TERM: "xterm-256color",
   };
-  const terminal = new Terminal(dir, env, ["--no-sandbox", ...args]);
+  const terminal = new Terminal(dir, env, ["--no-sandbox", ...args], { stderrFile });
   terminals.push(terminal);
   return terminal;
 }
@@ -132,6 +132,30 @@ describe.skipIf(!hasTmux)("interactive UI in a real terminal", () => {
     expect(result).toBeDefined();
     expect(result.is_error).toBe(true);
     expect(lines.some((l) => l.type === "result" && l.reason === "aborted")).toBe(true);
+  });
+
+  it("closing the terminal during sleep 30 stops the sleep, and the CLI ends without an error or a Node assertion", async () => {
+    const dir = project();
+    const stderrFile = path.join(dir, "stderr.txt");
+    const server = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_sleep", name: "Bash", input: { command: "sleep 30" } }] }] });
+    const t = open(dir, server, ["--allowedTools", "Bash(sleep:*)"], {}, stderrFile);
+    await t.waitFor(READY);
+    await t.type("sleep");
+    await t.key("Enter");
+    const sleepPid = await waitForProcess("sleep 30", dir);
+    // the CLI: the ancestor of the sleep that was started with our flags
+    let cliPid = sleepPid;
+    while (cliPid > 1 && !fs.readFileSync(`/proc/${cliPid}/cmdline`, "utf8").includes("Bash(sleep:*)")) cliPid = Number(fs.readFileSync(`/proc/${cliPid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+    expect(cliPid).toBeGreaterThan(1);
+    t.close();
+    const running = (pid: number) => fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
+    const deadline = Date.now() + 60_000;
+    while ((running(cliPid) || running(sleepPid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(running(cliPid)).toBe(false);
+    expect(running(sleepPid)).toBe(false);
+    const stderr = fs.readFileSync(stderrFile, "utf8");
+    expect(stderr).not.toContain("Assertion failed");
+    expect(stderr).not.toContain("internal error");
   });
 
   it("Ctrl+O shows a 200-line output whole", async () => {

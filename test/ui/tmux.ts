@@ -25,14 +25,16 @@ export class Terminal {
     readonly cwd: string,
     env: Record<string, string>,
     args: string[],
-    size = { columns: 80, rows: 24 },
+    options: { columns?: number; rows?: number; stderrFile?: string } = {},
   ) {
+    const size = { columns: options.columns ?? 80, rows: options.rows ?? 24 };
+    const stderr = options.stderrFile ? ` 2> ${quote(options.stderrFile)}` : "";
     this.exitFile = path.join(cwd, ".tmux-exit-code");
     const envPart = Object.entries({ ...cliEnv, ...env })
       .map(([k, v]) => `${k}=${quote(v)}`)
       .join(" ");
     // The pane outlives the CLI (sleep) so its last screen can still be read after it exits.
-    const command = `cd ${quote(cwd)} && env ${envPart} ${quote(process.execPath)} ${[...cliArgs, ...args].map(quote).join(" ")}; echo $? > ${quote(this.exitFile)}; sleep 600`;
+    const command = `cd ${quote(cwd)} && env ${envPart} ${quote(process.execPath)} ${[...cliArgs, ...args].map(quote).join(" ")}${stderr}; echo $? > ${quote(this.exitFile)}; sleep 600`;
     this.tmux(["new-session", "-d", "-s", "t", "-x", String(size.columns), "-y", String(size.rows), command]);
     this.tmux(["set-option", "-t", "t", "history-limit", "5000"]);
   }

@@ -8,7 +8,9 @@ import {
   findRuleToolNameProblems,
   formatRuleToolNameProblem,
   isRuleToolNameTypo,
+  formatRulesTable,
   sourceLabel,
+  workingDirectoryLines,
 } from "../permissions/index.js";
 import { createSession, type Session, type SessionOptions } from "../session/index.js";
 import { readSettingsFile, settingsFileLocations } from "../settings/index.js";
@@ -19,7 +21,7 @@ import { WEB_SEARCH_SETTINGS, WEB_SEARCH_SETUP_HINT } from "../tools/WebSearch/i
 import { networkPolicy, sandboxUnavailableMessage } from "../sandbox/index.js";
 import { sandboxSelfTest } from "../sandbox/selfTest.js";
 import { readLspSettings, resolveServerCommand } from "../lsp/index.js";
-import { formatRulesTable, listPermissions, workingDirectoryLines } from "./permissionsList.js";
+import { listPermissions } from "./permissionsList.js";
 import { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 export type DoctorStatus = "ok" | "warn" | "error";

@@ -41,6 +41,7 @@ export {
   type PermissionUpdateOutcome,
 } from "./update.js";
 export { parsePermissionUpdates, type ParsedPermissionUpdates } from "./updateInput.js";
+export { formatRulesTable, sortRules, workingDirectoryLines } from "./listing.js";
 export {
   findRuleToolNameProblems,
   formatRuleToolNameProblem,

@@ -4,8 +4,7 @@
  */
 import type { Session } from "../session/index.js";
 import type { PermissionBehavior, PermissionRule, PermissionUpdateDestination } from "../core/permissionTypes.js";
-import { applyPermissionUpdate, parsePermissionRule, ruleToString, sourceLabel } from "../permissions/index.js";
-import { formatRulesTable, workingDirectoryLines } from "../cli/permissionsList.js";
+import { applyPermissionUpdate, formatRulesTable, parsePermissionRule, ruleToString, sourceLabel, workingDirectoryLines } from "../permissions/index.js";
 import { updateSettingsFile } from "../settings/write.js";
 import { estimateCostUSD } from "../agent/cost.js";
 import type { UsageTotals } from "../agent/query.js";

@@ -9,6 +9,7 @@ import { classifySdkError, withRetry, type RetryOptions } from "./retry.js";
 import { renderAnthropicTools, deferredToolsNote } from "./toolSchemas.js";
 import { getModelInfo } from "./models.js";
 import { buildWebSearchRequest, parseWebSearchResponse } from "./anthropicWebSearch.js";
+import { environmentProxyFetch } from "../util/proxyFetch.js";
 
 export interface AnthropicProviderOptions {
   model: string;
@@ -26,9 +27,11 @@ type AnthropicClient = InstanceType<typeof import("@anthropic-ai/sdk").default>;
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   let client: Promise<AnthropicClient> | undefined;
   const getClient = () =>
-    (client ??= import("@anthropic-ai/sdk").then(
-      ({ default: Anthropic }) =>
+    (client ??= Promise.all([import("@anthropic-ai/sdk"), environmentProxyFetch()]).then(
+      ([{ default: Anthropic }, proxied]) =>
         new Anthropic({
+          // HTTPS_PROXY / HTTP_PROXY, which Node's own fetch ignores
+          ...(proxied ? { fetch: proxied } : {}),
           apiKey: options.apiKey ?? null,
           baseURL: options.baseURL ?? null,
           maxRetries: 0,

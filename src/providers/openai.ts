@@ -8,6 +8,7 @@ import { parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, 
 import { classifySdkError, withRetry, type RetryOptions } from "./retry.js";
 import { deferredToolsNote, renderOpenAITools } from "./toolSchemas.js";
 import { estimateTokens } from "./models.js";
+import { environmentProxyFetch } from "../util/proxyFetch.js";
 
 export interface OpenAIProviderOptions {
   model: string;
@@ -21,9 +22,11 @@ type OpenAIClient = InstanceType<typeof import("openai").default>;
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   let client: Promise<OpenAIClient> | undefined;
   const getClient = () =>
-    (client ??= import("openai").then(
-      ({ default: OpenAI }) =>
+    (client ??= Promise.all([import("openai"), environmentProxyFetch()]).then(
+      ([{ default: OpenAI }, proxied]) =>
         new OpenAI({
+          // HTTPS_PROXY / HTTP_PROXY, which Node's own fetch ignores
+          ...(proxied ? { fetch: proxied } : {}),
           // Local servers need no key, but the SDK refuses to start without one.
           apiKey: options.apiKey || "no-key",
           baseURL: options.baseURL ?? null,

@@ -9,6 +9,7 @@ import type { McpServerConfig, ScopedMcpServerConfig } from "./config.js";
 import { ToolgateStdioClientTransport, describeExit } from "./stdioTransport.js";
 import { createMcpTool, type McpCallOptions } from "./mcpTool.js";
 import { OrderedTransport } from "./orderedTransport.js";
+import { environmentFetchOption } from "../../util/proxyFetch.js";
 
 export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 10 * 60_000;
@@ -82,10 +83,14 @@ function createTransport(name: string, config: McpServerConfig, options: McpConn
         ...(wrap && { wrap }),
       });
     }
-    case "http":
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
-    case "sse":
-      return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    case "http": {
+      const viaProxy = environmentFetchOption();
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...(viaProxy ? { fetch: viaProxy } : {}) });
+    }
+    case "sse": {
+      const viaProxy = environmentFetchOption();
+      return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...(viaProxy ? { fetch: viaProxy } : {}) });
+    }
   }
 }
 

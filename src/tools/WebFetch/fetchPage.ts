@@ -3,6 +3,7 @@
  * streamed up to a byte cap, a timeout per phase, and the caller's abort signal honoured throughout.
  */
 import { isSameHostRedirect } from "./url.js";
+import { environmentProxyFetch, isLoopbackHost, proxySettings } from "../../util/proxyFetch.js";
 
 export const MAX_REDIRECTS = 10;
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -66,11 +67,24 @@ async function withDeadline<T>(controller: AbortController, timeoutMs: number, t
   }
 }
 
-function describeNetworkError(err: unknown, url: string): WebFetchError {
+function describeNetworkError(err: unknown, url: string, proxy: string | undefined): WebFetchError {
   if (err instanceof WebFetchError) return err;
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
-  const detail = cause?.code ? `${cause.code}${cause.message ? `: ${cause.message}` : ""}` : err instanceof Error ? err.message : String(err);
-  return new WebFetchError(`Could not fetch ${url}: ${detail}.`);
+  const detail = cause?.code ? `${cause.code}${cause.message ? `: ${cause.message}` : ""}` : cause?.message || (err instanceof Error ? err.message : String(err));
+  return new WebFetchError(`Could not fetch ${url}${proxy ? ` through the proxy ${proxy}` : ""}: ${detail.replace(/\.+$/, "")}.`);
+}
+
+/** The proxy a request to `url` goes through, as host:port (never its credentials), or undefined. */
+function proxyFor(url: URL): string | undefined {
+  const settings = proxySettings();
+  if (!settings || isLoopbackHost(url.hostname)) return undefined;
+  const proxy = url.protocol === "https:" ? (settings.httpsProxy ?? settings.httpProxy) : settings.httpProxy;
+  if (!proxy) return undefined;
+  try {
+    return new URL(proxy).host;
+  } catch {
+    return "from the environment";
+  }
 }
 
 export async function fetchPage(start: URL, options: FetchPageOptions): Promise<FetchedPage | CrossHostRedirect> {
@@ -79,6 +93,8 @@ export async function fetchPage(start: URL, options: FetchPageOptions): Promise<
   const outer = options.signal;
   if (outer.aborted) throw new WebFetchError("The fetch was interrupted.");
   let current = start;
+  // Node's fetch, or one over HTTPS_PROXY / HTTP_PROXY when the environment names a proxy.
+  const send = (await environmentProxyFetch()) ?? fetch;
   for (let hop = 0; ; hop++) {
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -90,13 +106,13 @@ export async function fetchPage(start: URL, options: FetchPageOptions): Promise<
         `Timed out after ${seconds(timeoutMs)} waiting for ${current.href} to respond (no response headers came).`,
         outer,
         () =>
-          fetch(current, {
+          send(current, {
             redirect: "manual",
             signal: controller.signal,
             headers: { accept: "text/html, text/markdown;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.5", "user-agent": "toolgate-WebFetch/1" },
           }),
       ).catch((err) => {
-        throw describeNetworkError(err, current.href);
+        throw describeNetworkError(err, current.href, proxyFor(current));
       });
 
       if (REDIRECT_STATUSES.has(response.status)) {
@@ -124,7 +140,7 @@ export async function fetchPage(start: URL, options: FetchPageOptions): Promise<
         outer,
         () => readCapped(response, maxBytes),
       ).catch((err) => {
-        throw describeNetworkError(err, current.href);
+        throw describeNetworkError(err, current.href, proxyFor(current));
       });
       return {
         kind: "page",

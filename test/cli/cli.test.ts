@@ -119,6 +119,34 @@ describe("toolgate CLI", () => {
     expect(stdout).toContain('"Bash(rm:*)"');
   });
 
+  it("mcp serve lists Diagnostics when language servers are configured (and not without)", async () => {
+    const listed = async (settings?: object) => {
+      const cwd = tempDir("tg-cli-cwd-");
+      const home = tempDir("tg-cli-home-");
+      if (settings) {
+        fs.mkdirSync(path.join(cwd, ".toolgate"));
+        fs.writeFileSync(path.join(cwd, ".toolgate/settings.json"), JSON.stringify(settings));
+      }
+      const client = new Client({ name: "cli-test", version: "1.0.0" });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ["--import", "tsx", cliEntry, "mcp", "serve", "--cwd", cwd],
+          cwd: repoRoot,
+          env: { PATH: process.env.PATH ?? "", TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
+          stderr: "ignore",
+        }),
+      );
+      try {
+        return (await client.listTools()).tools.map((t) => t.name);
+      } finally {
+        await client.close();
+      }
+    };
+    expect(await listed({ lsp: { typescript: { command: ["typescript-language-server", "--stdio"], extensions: [".ts"] } } })).toContain("Diagnostics");
+    expect(await listed()).not.toContain("Diagnostics");
+  });
+
   it("mcp serve exposes the built-in tools over stdio; Read then Edit works in one connection", async () => {
     const cwd = tempDir("tg-cli-cwd-");
     const home = tempDir("tg-cli-home-");

@@ -3,9 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { tempDir } from "../helpers.js";
+import { connectToServe } from "./mcpServe.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cliEntry = path.join(repoRoot, "src/cli/main.ts");
@@ -127,16 +126,7 @@ describe("toolgate CLI", () => {
         fs.mkdirSync(path.join(cwd, ".toolgate"));
         fs.writeFileSync(path.join(cwd, ".toolgate/settings.json"), JSON.stringify(settings));
       }
-      const client = new Client({ name: "cli-test", version: "1.0.0" });
-      await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: ["--import", "tsx", cliEntry, "mcp", "serve", "--cwd", cwd],
-          cwd: repoRoot,
-          env: { PATH: process.env.PATH ?? "", TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
-          stderr: "ignore",
-        }),
-      );
+      const client = await connectToServe(cwd, home);
       try {
         return (await client.listTools()).tools.map((t) => t.name);
       } finally {
@@ -152,16 +142,7 @@ describe("toolgate CLI", () => {
     const home = tempDir("tg-cli-home-");
     const file = path.join(cwd, "notes.md");
     fs.writeFileSync(file, "# Title\nold line\n");
-    const client = new Client({ name: "cli-test", version: "1.0.0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: ["--import", "tsx", cliEntry, "mcp", "serve", "--cwd", cwd, "--permission-mode", "acceptEdits"],
-        cwd: repoRoot,
-        env: { PATH: process.env.PATH ?? "", TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
-        stderr: "ignore",
-      }),
-    );
+    const client = await connectToServe(cwd, home, ["--permission-mode", "acceptEdits"]);
     try {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);

@@ -9,6 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { tempDir } from "../helpers.js";
 import { EVERYTHING_SERVER } from "../mcp/helpers.js";
+import { connectToServe } from "./mcpServe.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cliEntry = path.join(repoRoot, "src/cli/main.ts");
@@ -104,16 +105,7 @@ describe("a settings file that exists but does not parse fails closed", () => {
     const file = path.join(cwd, ".toolgate/settings.json");
     writeJson(file, { permissions: { deny: ["Read(.env)"] } });
     fs.writeFileSync(path.join(cwd, "a.txt"), "alpha\n");
-    const client = new Client({ name: "edges-test", version: "1.0.0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: ["--import", "tsx", cliEntry, "mcp", "serve", "--cwd", cwd],
-        cwd: repoRoot,
-        env: { PATH: process.env.PATH ?? "", TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
-        stderr: "ignore",
-      }),
-    );
+    const client = await connectToServe(cwd, home);
     try {
       writeJson(file, BROKEN);
       const read = (await client.callTool({ name: "Read", arguments: { file_path: path.join(cwd, "a.txt") } })) as CallToolResult;

@@ -16,7 +16,8 @@ for (const name of fs.existsSync(outdir) ? fs.readdirSync(outdir) : []) {
 const external = ["web-tree-sitter", "tree-sitter-bash", "@anthropic-ai/sandbox-runtime", "@vscode/ripgrep", "react-devtools-core"];
 
 await build({
-  entryPoints: { main: "src/cli/main.ts" },
+  // WebFetch converts pages in a worker thread, whose script sits beside the chunk that starts it
+  entryPoints: { main: "src/cli/main.ts", convertWorker: "src/tools/WebFetch/convertWorker.ts" },
   outdir,
   // chunks sit beside main.js, so import.meta.url-relative paths (../../package.json) hold for them too
   chunkNames: "chunk-[hash]",

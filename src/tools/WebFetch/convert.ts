@@ -165,8 +165,9 @@ function setDocumentUrl(document: unknown, url: string): void {
 }
 
 /**
- * HTML converted at most (characters). Conversion is synchronous and roughly linear (about 1 s per MB on an idle
- * core); the model reads at most the first 100 000 characters of the result anyway.
+ * HTML converted at most (characters). Conversion is synchronous and roughly linear (about 2.5 s per MB on an
+ * idle core, in a worker thread: convertOffThread.ts); the model reads at most the first 100 000 characters of
+ * the result anyway.
  */
 export const MAX_HTML_CHARS = 2_000_000;
 

@@ -6,7 +6,8 @@ import type { ToolResultBlockParam } from "../../core/messages.js";
 import { formatError } from "../../core/errors.js";
 import { domainRuleContentForUrl, hostOfUrl, matchDomainRule, ruleSuggestions } from "../../permissions/index.js";
 import { cachePage, getCachedPage, type CachedPage } from "./cache.js";
-import { MAX_HTML_CHARS, convertBody } from "./convert.js";
+import { MAX_HTML_CHARS } from "./convert.js";
+import { convertBodyOffThread } from "./convertOffThread.js";
 import { DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES, WebFetchError, fetchPage } from "./fetchPage.js";
 import { ANSWER_SYSTEM_PROMPT, WEB_FETCH_DESCRIPTION, WEB_FETCH_TOOL_NAME, answerPrompt, webFetchPrompt } from "./prompt.js";
 import { checkFetchUrl } from "./url.js";
@@ -71,7 +72,7 @@ async function loadPage(url: URL, context: ToolUseContext): Promise<{ page: Cach
   const settings = readSettingsSection(context, WEB_FETCH_SETTINGS);
   const fetched = await fetchPage(url, { signal: context.abortController.signal, timeoutMs: settings?.timeoutMs ?? DEFAULT_TIMEOUT_MS });
   if (fetched.kind === "redirect") return { redirect: { from: fetched.url, location: fetched.location, status: fetched.status } };
-  const converted = await convertBody(fetched.body, fetched.contentType, fetched.url);
+  const converted = await convertBodyOffThread(fetched.body, fetched.contentType, fetched.url, context.abortController.signal);
   if (converted.kind === "binary") {
     throw new WebFetchError(
       `${fetched.url} is ${converted.mediaType}, a binary type: WebFetch reads only HTML and text (JSON, XML, plain text, …). Use a tool that handles ${converted.mediaType} files instead.`,

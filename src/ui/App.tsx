@@ -167,6 +167,8 @@ export function App(props: AppProps) {
   );
 
   useEffect(() => {
+    // A resumed session shows its conversation first, as it went.
+    view.replay(messages);
     for (const notice of props.startupNotices) view.add({ kind: "notice", level: notice.level, text: notice.text });
     redraw();
   }, []);

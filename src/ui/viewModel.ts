@@ -3,7 +3,11 @@
  * never drawn again), the live part (streaming text, calls still running) is all that redraws.
  */
 import type { AgentEvent, UsageTotals } from "../agent/query.js";
-import type { ToolResultBlockParam } from "../core/messages.js";
+import type { Message, TextBlock, ToolResultBlockParam, ToolUseBlock } from "../core/messages.js";
+import { COMPACTION_HEAD, isPrompt, promptText } from "../agent/history.js";
+
+/** A resumed session draws at most this many of its last messages. */
+const REPLAY_MAX_MESSAGES = 200;
 import type { ToolUseOutcome } from "../core/pipeline/status.js";
 import type { RenderedResult } from "./toolRenderer.js";
 
@@ -186,6 +190,54 @@ export class ConversationView {
         break;
       }
     }
+  }
+
+  /**
+   * A resumed conversation, drawn as it went: the prompts, the model's text, and its calls with their results
+   * (as the model got them). A compaction's summary is one line, not the summary.
+   */
+  replay(history: readonly Message[], maxMessages = REPLAY_MAX_MESSAGES): void {
+    // A long session is shown from a prompt among its last messages; the model still has all of it.
+    let start = 0;
+    if (history.length > maxMessages) {
+      start = history.findIndex((m, i) => i >= history.length - maxMessages && isPrompt(m));
+      if (start < 0) start = history.length - maxMessages;
+      this.add({ kind: "notice", level: "info", text: `(${start} earlier messages of this session are not shown)` });
+    }
+    const messages = history.slice(start);
+    messages.forEach((message, index) => {
+      if (message.role === "user") {
+        const text = promptText(message);
+        if (text === undefined) return;
+        if (text.startsWith(COMPACTION_HEAD)) this.add({ kind: "notice", level: "info", text: "(the conversation before this point was compacted into a summary)" });
+        else this.add({ kind: "user", text });
+        return;
+      }
+      const next = messages[index + 1];
+      const results = new Map<string, ToolResultBlockParam>();
+      if (next?.role === "user" && typeof next.content !== "string") for (const b of next.content) if (b.type === "tool_result") results.set(b.tool_use_id, b);
+      for (const part of message.content) {
+        // The open member of the union (thinking and other blocks) makes the type checks explicit here.
+        const block = part as TextBlock | ToolUseBlock | { type: "other" };
+        if (block.type === "text" && typeof block.text === "string" && block.text.trim()) {
+          this.flushCalls();
+          this.add({ kind: "assistant", text: block.text.trim() });
+        } else if (block.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
+          const result = results.get(block.id);
+          this.liveCalls.push({
+            toolUseID: block.id,
+            name: block.name,
+            input: (block.input ?? {}) as Record<string, unknown>,
+            complete: true,
+            status: "done",
+            progress: [],
+            turn: index,
+            ...(result ? { result: { content: result.content, isError: result.is_error === true, outcome: result.is_error ? "tool_error" : "success" } } : {}),
+          });
+        }
+      }
+      this.flushCalls();
+    });
   }
 
   /** Ctrl+O: the results drawn collapsed since the last time, printed again whole. Returns how many. */

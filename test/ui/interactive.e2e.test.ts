@@ -253,6 +253,32 @@ describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
     await t.waitFor("ci-true-1", { all: true });
   });
 
+  it("--continue draws the earlier conversation (prompt, the call and its output, the answer) before the prompt", async () => {
+    const dir = project();
+    const server = await serve({
+      turns: [
+        { content: [{ type: "text", text: "Counting." }, { type: "tool_use", id: "toolu_echo", name: "Bash", input: { command: "echo marker-$((6*7))" } }] },
+        { content: [{ type: "text", text: "The first answer." }] },
+      ],
+    });
+    const first = open(dir, server, ["--allowedTools", "Bash(echo:*)"]);
+    await first.waitFor(READY);
+    await first.type("count once");
+    await first.key("Enter");
+    await first.waitFor("The first answer.", { all: true });
+    await first.type("/exit");
+    await first.key("Enter");
+    await waitForFile(first.exitFile);
+    fs.rmSync(first.exitFile);
+    const resumed = open(dir, server, ["--continue"]);
+    await resumed.waitFor(READY);
+    const screen = await resumed.waitFor("The first answer.", { all: true });
+    const order = ["count once", "Counting.", "echo marker-$((6*7))", "marker-42", "The first answer.", "resumed session"].map((text) => screen.indexOf(text));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(server.requests()).toHaveLength(2);
+  });
+
   it("Shift+Tab cycles default → acceptEdits → plan → default; /permissions lists a rule added with /permissions allow", async () => {
     const dir = project();
     const server = await serve({ turns: [] });

@@ -132,3 +132,54 @@ describe("status line", () => {
     expect(frame).not.toContain("approval");
   });
 });
+
+describe("a resumed conversation", () => {
+  it("is drawn as it went: prompts, the model's text, its calls grouped per message with their results, a compaction as one line", async () => {
+    await ensureRenderer("Bash");
+    const view = new ConversationView(isCallTruncated);
+    view.replay([
+      { role: "user", content: [{ type: "text", text: "This session was compacted: the earlier conversation is summarised below…" }] },
+      { role: "assistant", content: [{ type: "text", text: "Understood." }] },
+      { role: "user", content: "list the files" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "hidden", signature: "s" },
+          { type: "text", text: "Listing." },
+          { type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } },
+          { type: "tool_use", id: "t2", name: "Bash", input: { command: "false" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "t1", content: "a.txt\nb.txt" },
+          { type: "tool_result", tool_use_id: "t2", content: "exit 1", is_error: true },
+          { type: "text", text: "<system-reminder>not the user's words</system-reminder>" },
+        ],
+      },
+      { role: "assistant", content: [{ type: "text", text: "Two files." }] },
+    ]);
+    expect(view.items.map((i) => i.kind)).toEqual(["notice", "assistant", "user", "assistant", "tools", "assistant"]);
+    expect(view.items[0]).toMatchObject({ kind: "notice", text: "(the conversation before this point was compacted into a summary)" });
+    expect(view.items[2]).toMatchObject({ kind: "user", text: "list the files" });
+    const tools = view.items[4] as Extract<(typeof view.items)[number], { kind: "tools" }>;
+    expect(tools.calls.map((c) => [c.name, c.input, c.status, c.result?.isError])).toEqual([
+      ["Bash", { command: "ls" }, "done", false],
+      ["Bash", { command: "false" }, "done", true],
+    ]);
+    const { lastFrame } = render(<ToolCalls calls={tools.calls} options={options} />);
+    expect(lastFrame()).toContain("a.txt");
+    expect(view.liveCalls).toEqual([]);
+  });
+
+  it("a long session is drawn from a prompt among its last messages, saying how many are not shown", () => {
+    const view = new ConversationView(isCallTruncated);
+    const history = Array.from({ length: 10 }, (_, i) => [
+      { role: "user" as const, content: `prompt ${i}` },
+      { role: "assistant" as const, content: [{ type: "text" as const, text: `answer ${i}` }] },
+    ]).flat();
+    view.replay(history, 5);
+    expect(view.items.map((i) => ("text" in i ? i.text : i.kind))).toEqual(["(16 earlier messages of this session are not shown)", "prompt 8", "answer 8", "prompt 9", "answer 9"]);
+  });
+});

@@ -20,9 +20,30 @@ function positiveInt(value: string | undefined, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
+/**
+ * `OTEL_RESOURCE_ATTRIBUTES` (`key=value,key2=value2`, values percent-encoded) and `OTEL_SERVICE_NAME`, as the
+ * OpenTelemetry specification reads them. A malformed pair is skipped.
+ */
+export function resourceAttributesFromEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? "").split(",")) {
+    const at = pair.indexOf("=");
+    if (at <= 0) continue;
+    try {
+      const key = decodeURIComponent(pair.slice(0, at).trim());
+      if (key) out[key] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      // a malformed percent-escape: skip the pair
+    }
+  }
+  if (env.OTEL_SERVICE_NAME?.trim()) out["service.name"] = env.OTEL_SERVICE_NAME.trim();
+  return out;
+}
+
 export function createOtelTelemetry(env: NodeJS.ProcessEnv, info: SessionStartInfo): Telemetry {
   const options = telemetryOptions(env);
-  const resource = resourceFromAttributes({ "service.name": "toolgate", "service.version": info.version, "session.id": info.sessionId });
+  // Your attributes (team, environment, a service name of your own) join ours; the version and session id stay ours.
+  const resource = resourceFromAttributes({ "service.name": "toolgate", ...resourceAttributesFromEnv(env), "service.version": info.version, "session.id": info.sessionId });
 
   const loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor({ exporter: new OTLPLogExporter() })] });
   const logger = loggerProvider.getLogger("toolgate", info.version);

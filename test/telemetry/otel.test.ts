@@ -227,6 +227,27 @@ describe("OpenTelemetry export", () => {
     for (const secret of [dir, SECRET_NAME, SECRET_CONTENT, SECRET_COMMAND, "git push"]) expect(everything).not.toContain(secret);
   });
 
+  it("OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME join the resource; the session id and version stay toolgate's", async () => {
+    const receiver = await otlpReceiver();
+    const dir = project();
+    const stdin = `${JSON.stringify({ type: "tool_use", id: "r1", name: "Glob", input: { pattern: "*.none" } })}\n`;
+    const env = {
+      TOOLGATE_ENABLE_TELEMETRY: "1",
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_RESOURCE_ATTRIBUTES: "team=platform, deployment.environment=ci%2Cstaging,broken,=novalue,session.id=mine",
+      OTEL_SERVICE_NAME: "agents-on-ci",
+    };
+    const run = await runCli(["exec", "--cwd", dir, "--no-sandbox"], agentEnv(undefined, dir, env), stdin);
+    expect(run.code).toBe(0);
+    const events = logEvents(receiver.received);
+    expect(events.length).toBeGreaterThan(0);
+    const resource = events[0].resource;
+    expect(resource).toMatchObject({ team: "platform", "deployment.environment": "ci,staging", "service.name": "agents-on-ci" });
+    expect(resource["session.id"]).not.toBe("mine");
+    expect(typeof resource["service.version"]).toBe("string");
+    expect(Object.keys(resource)).not.toContain("broken");
+  });
+
   it("an unreachable collector does not fail the run", async () => {
     const server = await serveModel({ loop: true, turns: [{ content: [{ type: "text", text: "still fine" }] }] });
     const dir = project();

@@ -195,7 +195,10 @@ export async function mcpServeCommand(flags: McpServeFlags): Promise<number> {
         await session.close();
         throw new Error(`refusing to run tools: ${session.fatalErrors.join("; ")}`);
       }
-      return { context: session.context, canUseTool: session.canUseTool, close: () => session.close() };
+      // Opt-in telemetry, one per connection (its session id), flushed when the connection's session closes.
+      const telemetry = await startTelemetry(process.env, { sessionId: session.context.sessionId, version: packageVersion(), command: "mcp serve", permissionMode: session.context.getAppState().toolPermissionContext.mode, resumed: false });
+      if (telemetry) session.context.telemetry = telemetry.sink;
+      return { context: session.context, canUseTool: session.canUseTool, close: () => Promise.allSettled([session.close(), telemetry?.shutdown()]).then(() => undefined) };
     },
     http: port,
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,

@@ -10,8 +10,8 @@ export { decisionSource, telemetryEnabled, telemetryOptions, type DecisionSource
 export interface SessionStartInfo {
   sessionId: string;
   version: string;
-  /** `agent` (-p, the UI) or `exec`. */
-  command: "agent" | "exec";
+  /** `agent` (-p, the UI), `exec`, or `mcp serve` (one telemetry per connection). */
+  command: "agent" | "exec" | "mcp serve";
   /** The agent's model and provider (exec has none). */
   model?: string;
   provider?: string;

@@ -10,6 +10,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentEnv, project, runCli, serveModel } from "../cli/agentRun.js";
+import { connectToServe } from "../cli/mcpServe.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -246,6 +247,24 @@ describe("OpenTelemetry export", () => {
     expect(resource["session.id"]).not.toBe("mine");
     expect(typeof resource["service.version"]).toBe("string");
     expect(Object.keys(resource)).not.toContain("broken");
+  });
+
+  it("mcp serve exports each connection's tool events (and no paths) when its session closes", async () => {
+    const receiver = await otlpReceiver();
+    const dir = telemetryProject();
+    const home = path.join(dir, ".home");
+    fs.mkdirSync(home, { recursive: true });
+    const client = await connectToServe(dir, home, [], { TOOLGATE_ENABLE_TELEMETRY: "1", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const read = await client.callTool({ name: "Read", arguments: { file_path: path.join(dir, SECRET_NAME) } });
+    expect(read.isError).toBeFalsy();
+    await client.close();
+    const deadline = Date.now() + 30_000;
+    while (!logEvents(receiver.received).some((e) => e["event.name"] === "tool_result") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const events = logEvents(receiver.received);
+    expect(events.find((e) => e["event.name"] === "session_start")).toMatchObject({ command: "mcp serve" });
+    expect(events.find((e) => e["event.name"] === "tool_result")).toMatchObject({ tool_name: "Read", outcome: "success" });
+    const everything = receiver.received.map((r) => r.raw).join("\n");
+    for (const secret of [dir, SECRET_NAME, SECRET_CONTENT]) expect(everything).not.toContain(secret);
   });
 
   it("an unreachable collector does not fail the run", async () => {

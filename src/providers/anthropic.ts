@@ -63,6 +63,20 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   };
 }
 
+const TEXT_EDITOR_TOOL_NAME = "str_replace_based_edit_tool";
+
+/**
+ * Anthropic's text editor tool type for a Claude model that has one under the name str_replace_based_edit_tool
+ * (Claude 4 and later, Sonnet 3.7); undefined for any other model, which gets our schema as an ordinary tool.
+ */
+export function nativeTextEditorType(model: string): string | undefined {
+  const id = model.replace(/^(?:anthropic[./]|us\.anthropic\.|eu\.anthropic\.)/, "");
+  const generation = /^claude-(?:opus|sonnet|haiku)-(\d+)(?:[-.@]|$)/.exec(id);
+  if (generation && Number(generation[1]) >= 4) return "text_editor_20250728";
+  if (/^claude-3-7-sonnet(?:[-@]|$)/.test(id)) return "text_editor_20250124";
+  return undefined;
+}
+
 /** The Messages API request body for a neutral request. Exported for tests and for the schema bench. */
 export function buildAnthropicRequest(request: ProviderRequest, caching = true): Record<string, unknown> {
   const note = deferredToolsNote(request.deferredToolNames);
@@ -71,7 +85,10 @@ export function buildAnthropicRequest(request: ProviderRequest, caching = true):
     ...(note ? [{ type: "text", text: note }] : []),
   ];
   if (caching && systemBlocks.length) systemBlocks[systemBlocks.length - 1].cache_control = EPHEMERAL;
-  const tools = renderAnthropicTools(request.tools ?? []);
+  const textEditor = nativeTextEditorType(request.model);
+  // The text editor goes as Anthropic's own tool type to the Claude models trained on it: the API supplies its
+  // schema, the one the model knows (the inputs are the same as ours).
+  const tools = renderAnthropicTools(request.tools ?? []).map((tool) => (textEditor && tool.name === TEXT_EDITOR_TOOL_NAME ? { type: textEditor, name: tool.name } : tool));
   if (caching && tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: EPHEMERAL };
   const messages = request.messages.map(toAnthropicMessage);
   if (caching) markLastMessage(messages);

@@ -148,6 +148,8 @@ describe("edit dialects through toolgate -p", () => {
     expect(offered).toContain(tool);
     expect(offered).not.toContain("Edit");
     expect(offered).not.toContain("apply_patch");
+    // sent as Anthropic's own tool type: the API gives the model the schema it was trained on
+    expect(server.requests()[0].body.tools.find((t: { name: string }) => t.name === tool)).toMatchObject({ type: "text_editor_20250728" });
     expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("final\n");
   });
 });

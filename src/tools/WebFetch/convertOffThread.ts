@@ -48,7 +48,8 @@ function settle(job: Job, outcome: { result?: Converted; error?: string | Error 
 
 async function startWorker(): Promise<Worker> {
   const { Worker } = await import("node:worker_threads");
-  const started = new Worker(WORKER_FILE as string);
+  // Plain Node: the parent's own flags (--input-type, a loader) could stop a thread that only needs its file.
+  const started = new Worker(WORKER_FILE as string, { execArgv: [] });
   started.on("message", (message: { result?: Converted; error?: string }) => {
     // A thread stopped for an interrupted page may still deliver its answer: it belongs to no job now.
     if (worker !== started) return;
@@ -88,7 +89,11 @@ async function pump(): Promise<void> {
     void pump();
     return;
   }
-  if (running !== job) return; // interrupted while the thread started
+  if (running !== job) {
+    // Interrupted while the thread started: it takes the next job, or is let go (unreferenced).
+    void pump();
+    return;
+  }
   worker.ref();
   worker.postMessage({ body: new Uint8Array(job.body), contentType: job.contentType, url: job.url });
 }

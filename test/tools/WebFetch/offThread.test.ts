@@ -2,6 +2,7 @@
  * Page conversion in a worker thread, from the build (only the compiled module has its worker script beside
  * it; from the TypeScript sources pages are converted on the main thread, and this file is skipped, saying so).
  */
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -51,6 +52,20 @@ describe.skipIf(!builtIsFresh)("WebFetch conversion off the main thread (the bui
     const next = await convertBodyOffThread(Buffer.from("<html><body><article><h1>Hi</h1><p>small page, long enough to be an article for readability to keep.</p></article></body></html>"), "text/html", "https://example.test/c", new AbortController().signal);
     expect(next.kind).toBe("html");
     expect(JSON.stringify(next)).toContain("small page");
+  });
+
+  it("the thread never holds the process open: after a page, and after an interrupt while it was starting", () => {
+    const module = pathToFileURL(path.join(repoRoot, "dist/tools/WebFetch/convertOffThread.js")).href;
+    const page = "Buffer.from('<html><body><article><p>' + 'words '.repeat(50000) + '</p></article></body></html>')";
+    for (const script of [
+      `const m = await import(${JSON.stringify(module)}); const r = await m.convertBodyOffThread(${page}, "text/html", "https://e.test/", new AbortController().signal); console.log(r.kind);`,
+      `const m = await import(${JSON.stringify(module)}); const c = new AbortController(); const p = m.convertBodyOffThread(${page}, "text/html", "https://e.test/", c.signal); c.abort(); console.log(await p.catch((e) => e.message));`,
+    ]) {
+      // A process kept alive by an idle thread would be killed at the timeout (status null).
+      const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+      expect(run.status).toBe(0);
+      expect(run.stdout.trim()).toMatch(/^(html|The conversion was interrupted\.)$/);
+    }
   });
 
   it("text bodies are handled here without a thread", async () => {

@@ -290,6 +290,16 @@ function prepareChecked(request: EditFileRequest, context: ToolUseContext, optio
   return prepareAsText(raw, encoding, state, absPath, edits, which, untouched);
 }
 
+/** The file's text, or the refusal for a file too large to decode in memory (`about` is said of it in brackets). */
+function decodeOrRefuse(raw: Buffer, encoding: TextEncoding, absPath: string, about: string): { ok: true; text: string } | Refusal<EditErrorCode> {
+  try {
+    return { ok: true, text: decodeText(raw, encoding) };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ERR_STRING_TOO_LONG") throw err;
+    return refuse("too_large", `${absPath} (${about}) is too large to decode in memory. Use a streaming tool through Bash instead.`);
+  }
+}
+
 function prepareAsText(
   raw: Buffer,
   encoding: TextEncoding,
@@ -299,13 +309,9 @@ function prepareAsText(
   which: (i: number) => string,
   untouched: string,
 ): PrepareResult {
-  let originalText: string;
-  try {
-    originalText = decodeText(raw, encoding);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ERR_STRING_TOO_LONG") throw err;
-    return fail("too_large", `${absPath} (${formatBytes(raw.length)}, ${describeEncoding(encoding)}) is too large to decode in memory. Use a streaming tool through Bash instead.`);
-  }
+  const decoded = decodeOrRefuse(raw, encoding, absPath, `${formatBytes(raw.length)}, ${describeEncoding(encoding)}`);
+  if (!decoded.ok) return decoded;
+  const originalText = decoded.text;
   const result = applyEditsToText(originalText, edits, absPath);
   if (!result.ok) return fail(result.code, `${which(result.index)}${result.message}${untouched}`);
   const encoded = tryEncodeText(result.text, encoding);
@@ -346,13 +352,9 @@ export function prepareFileRewrite(
   const opened = openExisting(request.toolName, absPath, context);
   if (!opened.ok) return opened;
   const { raw, state, encoding } = opened;
-  let originalText: string;
-  try {
-    originalText = decodeText(raw, encoding);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ERR_STRING_TOO_LONG") throw err;
-    return fail("too_large", `${absPath} (${formatBytes(raw.length)}) is too large to decode in memory. Use a streaming tool through Bash instead.`);
-  }
+  const decoded = decodeOrRefuse(raw, encoding, absPath, formatBytes(raw.length));
+  if (!decoded.ok) return decoded;
+  const originalText = decoded.text;
   const view = toLfView(originalText);
   const result = rewrite(view.lf);
   if (!result.ok) return fail(result.code, result.message);

@@ -1,5 +1,6 @@
 /** The domain filters of WebSearch: a domain covers itself and its subdomains, compared in punycode, lower case. */
 import { domainToASCII } from "node:url";
+import { hostOfUrl } from "../../permissions/index.js";
 
 /** `https://Docs.Python.org/3/` or `docs.python.org.` → `docs.python.org`; undefined for what is not a domain. */
 export function normalizeDomain(entry: string): string | undefined {
@@ -17,15 +18,6 @@ export function normalizeDomain(entry: string): string | undefined {
   return ascii && ascii.includes(".") ? ascii : undefined;
 }
 
-function hostOf(url: string): string | undefined {
-  try {
-    const host = new URL(url).hostname.toLowerCase().replace(/\.$/, "");
-    return host || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function hostInDomain(host: string, domain: string): boolean {
   return host === domain || host.endsWith(`.${domain}`);
 }
@@ -38,7 +30,7 @@ export interface DomainFilter {
 /** Whether a result URL passes the filter; with any filter set, a URL without a readable host does not. */
 export function passesDomainFilter(url: string, filter: DomainFilter): boolean {
   if (!filter.allowed?.length && !filter.blocked?.length) return true;
-  const host = hostOf(url);
+  const host = hostOfUrl(url);
   if (host === undefined) return false;
   if (filter.allowed?.length) return filter.allowed.some((d) => hostInDomain(host, d));
   return !filter.blocked!.some((d) => hostInDomain(host, d));

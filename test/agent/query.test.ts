@@ -7,10 +7,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeModelScript } from "../../scripts/fake-model.mjs";
-import { query, type AgentEvent, type AgentResult } from "../../src/agent/query.js";
+import { query } from "../../src/agent/query.js";
 import { createSession, type Session } from "../../src/session/index.js";
 import type { Message } from "../../src/core/messages.js";
 import { anthropicAt, BOTH, serve } from "../providers/support.js";
+import { drive } from "./drive.js";
 
 const sessions: Session[] = [];
 afterEach(async () => {
@@ -29,18 +30,6 @@ async function project(files: Record<string, string> = {}, settings?: object) {
   const session = await createSession({ cwd: dir, home, permissionMode: "acceptEdits", sandbox: false, env: { ...process.env, TOOLGATE_HOME: home } });
   sessions.push(session);
   return { dir, session };
-}
-
-async function drive(events: AsyncGenerator<AgentEvent, AgentResult>, onEvent?: (e: AgentEvent) => void) {
-  const seen: AgentEvent[] = [];
-  for await (const event of events) {
-    seen.push(event);
-    onEvent?.(event);
-  }
-  const results = seen.filter((e) => e.type === "result");
-  expect(results).toHaveLength(1);
-  expect(seen.at(-1)?.type).toBe("result");
-  return { events: seen, result: (results[0] as Extract<AgentEvent, { type: "result" }>).result };
 }
 
 /** Every tool_use in the history is answered by exactly one tool_result in the next message. */

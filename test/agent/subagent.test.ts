@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { FakeModelScript, FakeModelTurn } from "../../scripts/fake-model.mjs";
-import { query, type AgentEvent, type AgentResult } from "../../src/agent/query.js";
+import { query, type AgentEvent } from "../../src/agent/query.js";
 import { createSubagentRunner, enableSubagents } from "../../src/agent/subagent.js";
 import { BUILTIN_AGENT_TYPES, loadAgentTypes, type AgentTypeDefinition } from "../../src/agent/agentTypes.js";
 import { createSession, type Session } from "../../src/session/index.js";
@@ -16,6 +16,7 @@ import type { Message, ToolResultBlockParam } from "../../src/core/messages.js";
 import type { PermissionMode } from "../../src/core/permissionTypes.js";
 import type { SubagentProgress } from "../../src/core/Tool.js";
 import { anthropicAt, serve } from "../providers/support.js";
+import { drive } from "./drive.js";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -43,17 +44,6 @@ async function project(options: { files?: Record<string, string>; settings?: obj
 
 function withSubagents(session: Session, server: Parameters<typeof anthropicAt>[0], types: readonly AgentTypeDefinition[] = BUILTIN_AGENT_TYPES) {
   enableSubagents(session.context, createSubagentRunner({ provider: anthropicAt(server), types, systemFor: (prompt) => [prompt, "<environment>test</environment>"] }));
-}
-
-async function drive(events: AsyncGenerator<AgentEvent, AgentResult>, onEvent?: (e: AgentEvent) => void) {
-  const seen: AgentEvent[] = [];
-  for await (const event of events) {
-    seen.push(event);
-    onEvent?.(event);
-  }
-  const results = seen.filter((e) => e.type === "result");
-  expect(results).toHaveLength(1);
-  return { events: seen, result: (results[0] as Extract<AgentEvent, { type: "result" }>).result };
 }
 
 function toolResults(messages: Message[]): ToolResultBlockParam[] {

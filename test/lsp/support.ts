@@ -5,6 +5,7 @@ import { runToolUse, type ToolUseUpdate } from "../../src/core/pipeline/index.js
 import { createSession, type Session } from "../../src/session/index.js";
 import type { PermissionMode } from "../../src/core/permissionTypes.js";
 import { assistantMessage, tempDir } from "../helpers.js";
+import { isRunning } from "../tools/Bash/helpers.js";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = path.join(REPO, "node_modules", ".bin");
@@ -50,15 +51,7 @@ export async function call(session: Session, name: string, input: Record<string,
   return { text, isError: result.block.is_error === true };
 }
 
-/** Whether a process with this pid is still running (zombies count as gone). */
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
+export { isRunning };
 
 /** Pids of live processes whose command line contains `marker`. */
 export function processesWith(marker: string): number[] {

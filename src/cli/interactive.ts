@@ -10,7 +10,7 @@ import type { PermissionMode } from "../core/permissionTypes.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { compactionThreshold } from "../agent/compact.js";
 import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
-import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
+import { exitForSignal, onSignals, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { App } from "../ui/App.js";
@@ -48,22 +48,6 @@ function onTerminalGone(gone: () => void): () => void {
     process.stdout.off("error", listener);
     process.stdin.off("error", listener);
   };
-}
-
-/**
- * Ends the process for `signal` after the cleanup. SIGHUP means the terminal is gone: the process ends by the
- * signal itself, since Node's exit path resets the terminal's modes and aborts on a terminal that no longer
- * exists. Anything else exits with the shell's 128 + signal number.
- */
-function endBySignal(signal: NodeJS.Signals): void {
-  if (signal === "SIGHUP") {
-    process.removeAllListeners("SIGHUP");
-    process.kill(process.pid, "SIGHUP");
-    // Only if SIGHUP was ignored when toolgate started (nohup): it did not end the process.
-    setTimeout(() => process.exit(signalExitCode(signal)), 500);
-    return;
-  }
-  process.exit(signalExitCode(signal));
 }
 
 export async function interactiveCommand(promptArg: string | undefined, flags: InteractiveFlags): Promise<number> {
@@ -106,7 +90,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       const end = (signal: NodeJS.Signals) => {
         if (ending) return;
         ending = true;
-        void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => endBySignal(signal));
+        void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => exitForSignal(signal));
       };
       const offTermination = onSignals(TERMINATION_SIGNALS, end);
       const offStreams = onTerminalGone(() => end("SIGHUP"));

@@ -27,3 +27,21 @@ export function onSignals(signals: readonly NodeJS.Signals[], handler: (signal: 
     for (const [signal, listener] of listeners) process.off(signal, listener);
   };
 }
+
+/**
+ * Ends the process for `signal` once its cleanup is done: exit code 128 + the signal's number. Except for
+ * SIGHUP in a process that has a terminal (the terminal is gone): Node's exit path resets the terminal's modes
+ * and aborts on one that no longer exists, so the process ends by the signal itself (the shell sees the same
+ * 129).
+ */
+export function exitForSignal(signal: NodeJS.Signals): void {
+  const hasTerminal = process.stdin.isTTY || process.stdout.isTTY || process.stderr.isTTY;
+  if (signal === "SIGHUP" && hasTerminal) {
+    process.removeAllListeners("SIGHUP");
+    process.kill(process.pid, "SIGHUP");
+    // Only if SIGHUP was ignored when toolgate started (nohup): it did not end the process.
+    setTimeout(() => process.exit(signalExitCode(signal)), 500);
+    return;
+  }
+  process.exit(signalExitCode(signal));
+}

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { hasTmux, Terminal } from "./tmux.js";
+import { isRunning } from "../tools/Bash/helpers.js";
 
 // A start of the real CLI takes seconds on a loaded 2-core machine; every wait below polls the screen.
 vi.setConfig({ testTimeout: 180_000 });
@@ -126,7 +127,7 @@ describe.skipIf(!hasTmux)("interactive UI in a real terminal", () => {
     const loopDone = Date.now() - pressed;
     console.log(`[measure] Esc during sleep 30: prompt back after ${promptBack} ms, the loop ended (tool_result in) after ${loopDone} ms (both include the 150 ms pause after the key)`);
     // The sleep was stopped, not left running.
-    expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ")).toBe(false);
+    expect(isRunning(pid)).toBe(false);
     const lines = transcriptLines(dir);
     const result = lines.flatMap((l) => (l.type === "message" && Array.isArray(l.message.content) ? l.message.content : [])).find((b: any) => b.type === "tool_result" && b.tool_use_id === "toolu_sleep");
     expect(result).toBeDefined();
@@ -148,14 +149,41 @@ describe.skipIf(!hasTmux)("interactive UI in a real terminal", () => {
     while (cliPid > 1 && !fs.readFileSync(`/proc/${cliPid}/cmdline`, "utf8").includes("Bash(sleep:*)")) cliPid = Number(fs.readFileSync(`/proc/${cliPid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
     expect(cliPid).toBeGreaterThan(1);
     t.close();
-    const running = (pid: number) => fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
     const deadline = Date.now() + 60_000;
-    while ((running(cliPid) || running(sleepPid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(running(cliPid)).toBe(false);
-    expect(running(sleepPid)).toBe(false);
+    while ((isRunning(cliPid) || isRunning(sleepPid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(isRunning(cliPid)).toBe(false);
+    expect(isRunning(sleepPid)).toBe(false);
     const stderr = fs.readFileSync(stderrFile, "utf8");
     expect(stderr).not.toContain("Assertion failed");
     expect(stderr).not.toContain("internal error");
+  });
+
+  it("toolgate exec reading from a terminal that closes also ends without Node's assertion", async () => {
+    const dir = project();
+    const stderrFile = path.join(dir, "stderr.txt");
+    const env = { TOOLGATE_HOME: path.join(dir, ".home"), HOME: path.join(dir, ".home"), PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const t = new Terminal(dir, env, ["exec", "--no-sandbox"], { stderrFile });
+    terminals.push(t);
+    // exec says on stderr that it reads calls from the terminal: it is waiting for input now
+    await waitForFile(stderrFile);
+    let pid = 0;
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+        if (cmdline.includes("exec\0--no-sandbox") && fs.readlinkSync(`/proc/${entry}/cwd`) === dir) pid = Number(entry);
+      } catch {
+        // exited meanwhile
+      }
+    }
+    expect(pid).toBeGreaterThan(0);
+    t.close();
+    const deadline = Date.now() + 60_000;
+    while (isRunning(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(isRunning(pid)).toBe(false);
+    const stderr = fs.readFileSync(stderrFile, "utf8");
+    expect(stderr).toContain("toolgate exec reads tool calls from stdin");
+    expect(stderr).not.toContain("Assertion failed");
   });
 
   it("Ctrl+O shows a 200-line output whole", async () => {

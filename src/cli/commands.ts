@@ -6,7 +6,7 @@ import { suggestToolName } from "../core/toolNames.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { webSearchBackend } from "../tools/WebSearch/index.js";
 import { BASH_TOOL_NAME } from "../tools/Bash/prompt.js";
-import { exitForSignal, onSignals, TERMINATION_SIGNALS } from "../core/termination.js";
+import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { runExec } from "./exec.js";
 import { packageVersion } from "./version.js";
@@ -64,7 +64,7 @@ export async function execCommand(flags: SessionFlags & { verbose?: boolean }): 
   // Node's default SIGTERM and SIGHUP skip cleanup: stop the tools' process trees first.
   const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
     session.context.abortController.abort();
-    void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => exitForSignal(signal));
+    void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
   });
   process.on("SIGINT", onSigint);
   try {

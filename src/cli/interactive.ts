@@ -10,7 +10,7 @@ import type { PermissionMode } from "../core/permissionTypes.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { compactionThreshold } from "../agent/compact.js";
 import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
-import { exitForSignal, onSignals, TERMINATION_SIGNALS } from "../core/termination.js";
+import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { App } from "../ui/App.js";
@@ -90,7 +90,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       const end = (signal: NodeJS.Signals) => {
         if (ending) return;
         ending = true;
-        void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => exitForSignal(signal));
+        void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
       };
       const offTermination = onSignals(TERMINATION_SIGNALS, end);
       const offStreams = onTerminalGone(() => end("SIGHUP"));

@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { PERMISSION_MODES } from "../core/permissionTypes.js";
 import { packageVersion } from "./version.js";
+import { endBySignalIfTerminalGoes } from "../core/termination.js";
 import { EXIT_USAGE, reportFailure, UsageError, wantsStackTraces } from "./errors.js";
 import { collect, type SessionFlags } from "./flags.js";
 
@@ -183,6 +184,8 @@ const onStrayError = (err: unknown) => {
   process.exit(reportFailure(err, wantsStackTraces(process.argv, process.env), (text) => process.stderr.write(text)));
 };
 process.on("uncaughtException", onStrayError);
+// A terminal closed under any command must not end it in Node's assertion (see termination.ts).
+endBySignalIfTerminalGoes();
 process.on("unhandledRejection", onStrayError);
 
 try {

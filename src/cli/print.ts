@@ -4,7 +4,7 @@ import { exitCodeFor, runHeadless, type InputFormat, type OutputFormat } from ".
 import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { compactionThreshold } from "../agent/compact.js";
 import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
-import { exitForSignal, onSignals, TERMINATION_SIGNALS } from "../core/termination.js";
+import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
 import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
@@ -99,7 +99,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     };
     const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
       controller.abort();
-      void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => exitForSignal(signal));
+      void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
     });
     process.on("SIGINT", onSigint);
     try {

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import os from "node:os";
 
 /**
@@ -28,20 +29,27 @@ export function onSignals(signals: readonly NodeJS.Signals[], handler: (signal: 
   };
 }
 
+/** Whether this process's controlling terminal can be opened (it cannot once the terminal hung up). */
+function terminalOpens(): boolean {
+  try {
+    fs.closeSync(fs.openSync("/dev/tty", "r"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Ends the process for `signal` once its cleanup is done: exit code 128 + the signal's number. Except for
- * SIGHUP in a process that has a terminal (the terminal is gone): Node's exit path resets the terminal's modes
- * and aborts on one that no longer exists, so the process ends by the signal itself (the shell sees the same
- * 129).
+ * When toolgate started on a terminal that is gone by the time it exits (window closed, ssh dropped; the
+ * exit may come from SIGHUP, from end of input, or from a failed write), it ends by SIGHUP instead of exiting:
+ * Node's exit resets the terminal's modes and aborts with an assertion on a terminal that no longer exists.
+ * The shell sees 129 either way. Call once, at start-up; it costs one open of /dev/tty when a terminal is there.
  */
-export function exitForSignal(signal: NodeJS.Signals): void {
-  const hasTerminal = process.stdin.isTTY || process.stdout.isTTY || process.stderr.isTTY;
-  if (signal === "SIGHUP" && hasTerminal) {
+export function endBySignalIfTerminalGoes(): void {
+  if (!(process.stdin.isTTY || process.stdout.isTTY || process.stderr.isTTY) || !terminalOpens()) return;
+  process.on("exit", () => {
+    if (terminalOpens()) return;
     process.removeAllListeners("SIGHUP");
     process.kill(process.pid, "SIGHUP");
-    // Only if SIGHUP was ignored when toolgate started (nohup): it did not end the process.
-    setTimeout(() => process.exit(signalExitCode(signal)), 500);
-    return;
-  }
-  process.exit(signalExitCode(signal));
+  });
 }

@@ -12,6 +12,7 @@ import { runExec } from "./exec.js";
 import { packageVersion } from "./version.js";
 import { startTelemetry } from "../telemetry/index.js";
 import { UsageError } from "./errors.js";
+import { untrustedNotice } from "../trust/index.js";
 import { parsePort, parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 export { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
@@ -22,6 +23,7 @@ export { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
  */
 export async function openSession(flags: SessionFlags, extra: Partial<SessionOptions> = {}, purpose: "run" | "report" = "report"): Promise<Session> {
   const session = await createSession({ ...sessionOptionsFromFlags(flags), ...extra });
+  if (session.untrusted.length > 0) process.stderr.write(`${untrustedNotice(session.trust.folder, session.untrusted)}\n`);
   if (purpose === "run" && session.fatalErrors.length > 0) return session;
   for (const warning of session.warnings) process.stderr.write(`[toolgate] warning: ${warning}\n`);
   for (const error of session.fatalErrors) {
@@ -158,6 +160,7 @@ export async function mcpListCommand(flags: SessionFlags & { json?: boolean }): 
       projectDir: session.context.getAppState().toolPermissionContext.cwd,
       configFiles: flags.mcpConfig,
       settings: session.context.options.settings,
+      skipProjectConfig: !session.trust.trusted,
       json: flags.json,
     });
   } finally {

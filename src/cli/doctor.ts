@@ -83,6 +83,24 @@ export const settingsCheck: DoctorCheck = {
   },
 };
 
+/** Whether this folder is trusted, and when not, each thing its own files would turn on. */
+export const trustCheck: DoctorCheck = {
+  name: "folder trust",
+  run({ session }) {
+    const { trust, untrusted } = session;
+    if (trust.trusted) {
+      const how = trust.source === "flag" ? "--trust, for this run" : trust.source === "store" ? `trusted folder ${trust.by}` : `trustedFolders: ${trust.by}`;
+      return { status: "ok", lines: [`${trust.folder} is trusted (${how}): its settings, hooks, MCP servers and language servers apply`] };
+    }
+    const lines = [`${trust.folder} is not trusted: its own settings only narrow (deny and ask rules, stricter modes apply)`];
+    if (untrusted.length === 0) lines.push("it turns nothing on that would need trust");
+    else lines.push("set aside until it is trusted:");
+    for (const item of untrusted) lines.push(`  ${item.what} (${item.file}):`, ...item.details.map((d) => `    ${d}`));
+    lines.push(`trust it: toolgate trust add ${JSON.stringify(trust.folder)} (or --trust for one run)`);
+    return { status: untrusted.length ? "warn" : "ok", lines };
+  },
+};
+
 /** The rules in force, each with its source and file, the mode and the working directories. */
 export const permissionsCheck: DoctorCheck = {
   name: "permissions",
@@ -256,7 +274,7 @@ export const webSearchCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck, webSearchCheck];
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, trustCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck, webSearchCheck];
 
 function isDirectory(dir: string): boolean {
   try {
@@ -304,7 +322,8 @@ export async function doctorCommand(flags: SessionFlags & { connect?: boolean; j
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const session = await createSession({ ...options, cwd });
   try {
-    const mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: flags.mcpConfig, env });
+    // An untrusted folder's .mcp.json is listed by the trust check, never started by --connect.
+    const mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: flags.mcpConfig, env, skipProjectConfig: !session.trust.trusted });
     const report = await runDoctorChecks(DOCTOR_CHECKS, { options: { ...options, cwd }, session, mcpConfig, connect: flags.connect === true, env });
     process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report, cwd));
     return report.status === "error" ? 1 : 0;

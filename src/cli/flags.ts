@@ -18,6 +18,8 @@ export interface SessionFlags {
   strict?: boolean;
   /** `--sandbox` true, `--no-sandbox` false. */
   sandbox?: boolean;
+  /** `--trust`: use what this folder's own files turn on, for this run. */
+  trust?: boolean;
 }
 
 /**
@@ -86,5 +88,6 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
     addDirs: flags.addDir,
     strict: flags.strict,
     sandbox: flags.sandbox,
+    ...(flags.trust ? { trust: true } : {}),
   };
 }

@@ -4,7 +4,10 @@
  */
 import { createElement } from "react";
 import { render } from "ink";
-import { createSession } from "../session/index.js";
+import { createSession, inspectFolderTrust } from "../session/index.js";
+import { addTrustedFolder, summarizeIgnored, type IgnoredSetting } from "../trust/index.js";
+import { TrustDialog, type TrustAnswer } from "../ui/TrustDialog.js";
+import { getToolgateHome } from "../util/home.js";
 import type { CanUseToolFn } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
@@ -50,6 +53,23 @@ function onTerminalGone(gone: () => void): () => void {
   };
 }
 
+/** The trust question, on its own screen before the session starts; Ctrl-C is "quit". */
+async function askTrust(folder: string, items: readonly IgnoredSetting[]): Promise<TrustAnswer> {
+  let answer: TrustAnswer = "quit";
+  const instance = render(
+    createElement(TrustDialog, {
+      folder,
+      items,
+      onAnswer: (value: TrustAnswer) => {
+        answer = value;
+        instance.unmount();
+      },
+    }),
+  );
+  await instance.waitUntilExit();
+  return answer;
+}
+
 export async function interactiveCommand(promptArg: string | undefined, flags: InteractiveFlags): Promise<number> {
   if (flags.provider !== undefined && !PROVIDER_NAMES.includes(flags.provider as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(", ")}, got ${JSON.stringify(flags.provider)}`);
   if (flags.baseUrl !== undefined && !URL.canParse(flags.baseUrl)) throw new UsageError(`--base-url needs a URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(flags.baseUrl)}`);
@@ -60,6 +80,24 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
   }
   void loadBashImplementation().catch(() => undefined);
   const sessionOptions = sessionOptionsFromFlags(flags);
+  // A folder that ships hooks, servers, allow rules… is asked about once, before any of it runs.
+  const folder = inspectFolderTrust(sessionOptions);
+  let trustNotice: string | undefined;
+  if (!folder.trust.trusted && folder.untrusted.length > 0) {
+    const answer = await askTrust(folder.trust.folder, folder.untrusted);
+    if (answer === "quit") return 0;
+    if (answer === "trust") {
+      try {
+        addTrustedFolder(sessionOptions.home ?? getToolgateHome(), folder.trust.folder);
+      } catch (err) {
+        // Trusted for this run even when it cannot be remembered.
+        sessionOptions.trust = true;
+        trustNotice = `could not remember the trust (${(err as Error).message}); the folder is trusted for this session only`;
+      }
+    } else {
+      trustNotice = `this folder is not trusted: ignored ${summarizeIgnored(folder.untrusted)} (toolgate trust add, or /exit and answer again next start)`;
+    }
+  }
   let current: InteractiveFlags = flags;
   let firstPrompt = promptArg;
   for (;;) {
@@ -79,6 +117,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       const { provider, system: baseSystem, merged, cwd } = prepared;
       telemetry = prepared.telemetry;
       const notices: Array<{ level: "info" | "warning" | "error"; text: string }> = [...session.warnings, ...prepared.notices].map((w) => ({ level: "warning" as const, text: `warning: ${w}` }));
+      if (trustNotice) notices.unshift({ level: "info", text: trustNotice });
       const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed, report: (line) => notices.push({ level: "warning", text: line }) });
       if (resumed) notices.push({ level: "info", text: `resumed session ${resumed.sessionId} (${messages.length} messages)` });
       const overrides = readModelOverrides(merged);

@@ -21,7 +21,8 @@ function withSessionFlags(command: Command): Command {
     .option("--mcp-config <file>", "an MCP server configuration file or JSON (same shape as .mcp.json; repeatable)", collect)
     .option("--strict", "refuse to run when a deny or ask rule names no tool (also: permissions.strict in settings)")
     .option("--sandbox", "run Bash in the OS sandbox, and fail Bash calls if it cannot run (default: on where supported)")
-    .option("--no-sandbox", "run Bash without the OS sandbox: the permission rules alone decide");
+    .option("--no-sandbox", "run Bash without the OS sandbox: the permission rules alone decide")
+    .option("--trust", "trust this folder for this run: its hooks, MCP servers, allow rules, provider settings apply (toolgate trust add remembers it)");
 }
 
 /** commander's "error: …" as toolgate's one line, with the hint that fixes the usual cause. */
@@ -160,6 +161,32 @@ program
   .action(async (flags: { cwd?: string; session?: string; stat?: boolean; json?: boolean }) => {
     const { diffCommand } = await import("./diff.js");
     process.exitCode = await diffCommand(flags);
+  });
+
+const trust = program.command("trust").description("The folders whose own settings, hooks, MCP servers and language servers toolgate uses.");
+trust
+  .command("list")
+  .description("List the trusted folders (each trusts the folders under it).")
+  .option("--json", "print JSON")
+  .action(async (flags: { json?: boolean }) => {
+    const { trustListCommand } = await import("./trust.js");
+    process.exitCode = await trustListCommand(flags);
+  });
+trust
+  .command("add")
+  .description("Trust a folder (default: the current one) and the folders under it.")
+  .argument("[folder]", "the folder")
+  .action(async (folder: string | undefined, flags: { json?: boolean }) => {
+    const { trustAddCommand } = await import("./trust.js");
+    process.exitCode = await trustAddCommand(folder, flags);
+  });
+trust
+  .command("remove")
+  .description("Stop trusting a folder (default: the current one).")
+  .argument("[folder]", "the folder")
+  .action(async (folder: string | undefined, flags: { json?: boolean }) => {
+    const { trustRemoveCommand } = await import("./trust.js");
+    process.exitCode = await trustRemoveCommand(folder, flags);
   });
 
 const mcp = program.command("mcp").description("MCP servers: list the configured ones, or serve toolgate's tools.");

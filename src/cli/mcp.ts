@@ -15,6 +15,8 @@ export interface McpListOptions {
   env?: NodeJS.ProcessEnv;
   /** Merged settings, for mcp.connectTimeoutMs. */
   settings?: Settings;
+  /** The folder is not trusted: its `.mcp.json` is not read, so none of its servers start. */
+  skipProjectConfig?: boolean;
   json?: boolean;
   output?: Writable;
 }
@@ -48,7 +50,7 @@ function target(config: McpServerConfig): string {
 
 /** Connect to every configured server, then describe each. Servers are closed before returning. */
 export async function collectMcpList(options: McpListOptions): Promise<McpListReport> {
-  const loaded = loadMcpConfig({ projectDir: options.projectDir, configFiles: options.configFiles, env: options.env });
+  const loaded = loadMcpConfig({ projectDir: options.projectDir, configFiles: options.configFiles, env: options.env, skipProjectConfig: options.skipProjectConfig });
   const manager = await connectMcpServers(loaded.servers, { settings: options.settings, env: options.env });
   try {
     const servers = manager.clients.map(

@@ -7,6 +7,7 @@ import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } f
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
+import { untrustedNotice } from "../trust/index.js";
 import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
 import type { Telemetry } from "../telemetry/index.js";
 import { expandSlashPrompt } from "../agent/commands.js";
@@ -69,6 +70,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       for (const error of session.fatalErrors) process.stderr.write(`toolgate: refusing to run tools: ${error}\n`);
       return 2;
     }
+    if (session.untrusted.length > 0) process.stderr.write(`${untrustedNotice(session.trust.folder, session.untrusted)}\n`);
     if (outputFormat !== "stream-json" || flags.verbose) for (const warning of session.warnings) process.stderr.write(`[toolgate] warning: ${warning}\n`);
 
     let permissionPromptTool;

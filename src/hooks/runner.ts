@@ -1,4 +1,5 @@
 import path from "node:path";
+import { readPassEnv, withoutCredentials } from "../util/childEnv.js";
 import type { HookCallArgs, HookNotice, HookRunner, PreToolUseHookOutcome, SessionHookArgs, SessionHookEvent, SessionHookOutcome } from "../core/Tool.js";
 import type { PermissionDecision } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
@@ -130,7 +131,7 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
       hook_event_name: event,
       ...fields,
     });
-    const env = { ...(options.env ?? context.env), TOOLGATE_PROJECT_DIR: projectDir, CLAUDE_PROJECT_DIR: projectDir };
+    const env = { ...withoutCredentials(options.env ?? context.env, readPassEnv(context.options.settings)), TOOLGATE_PROJECT_DIR: projectDir, CLAUDE_PROJECT_DIR: projectDir };
     const signal = context.abortController.signal;
     return Promise.all(
       matching.map(async (hook) => {

@@ -3,6 +3,7 @@
  * project root, started on first use), the after-edit check (a FileWriteObserver) and what the Diagnostics
  * tool asks. Trouble with a server is told to the model once, with the next result for one of its files.
  */
+import { withoutCredentials } from "../util/childEnv.js";
 import fs from "node:fs";
 import path from "node:path";
 import type { Diagnostic } from "vscode-languageserver-protocol";
@@ -110,7 +111,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
         notice(`${key}:failed`, `LSP server ${name} cannot start: ${reason}. Files ending in ${settings.extensions.join(", ")} are not checked.`);
         return name;
       }
-      server = new LspServer({ name, settings, root, argv: [program, ...settings.command.slice(1)], env: { ...options.env, ...settings.env } });
+      server = new LspServer({ name, settings, root, argv: [program, ...settings.command.slice(1)], env: { ...withoutCredentials(options.env), ...settings.env } });
       servers.set(key, server);
     }
     return server;

@@ -23,6 +23,7 @@ import { builtinToolNames, getBuiltinTools } from "../tools/index.js";
 import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type Sandbox } from "../sandbox/index.js";
 import { readLspSettings, startLsp } from "../lsp/index.js";
 import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
+import { decideTrust, folderMcpServers, restrictFolderSettings, type IgnoredSetting, type TrustDecision } from "../trust/index.js";
 
 export interface SessionOptions {
   /** Project directory; default process.cwd(). */
@@ -55,6 +56,11 @@ export interface SessionOptions {
    * from settings, else on wherever the platform supports it.
    */
   sandbox?: boolean;
+  /**
+   * `--trust` (true): use what the folder's own files turn on (hooks, MCP servers, allow rules, provider…)
+   * for this run. Undefined: as the trust store and `trustedFolders` say; an untrusted folder's files only narrow.
+   */
+  trust?: boolean;
 }
 
 export interface Session {
@@ -74,6 +80,10 @@ export interface Session {
   strict: boolean;
   /** The OS sandbox Bash runs in (status says whether it is active). */
   sandbox: Sandbox;
+  /** Whether the project folder is trusted, and by what. */
+  trust: TrustDecision;
+  /** What the folder's files would turn on and were set aside because it is not trusted (empty when trusted). */
+  untrusted: IgnoredSetting[];
   /** Stop background tasks, disconnect MCP servers. */
   close(): Promise<void>;
 }
@@ -86,6 +96,29 @@ function isDirectory(dir: string): boolean {
   }
 }
 
+export interface FolderTrust {
+  trust: TrustDecision;
+  /** All settings, as if the folder were trusted. */
+  all: LoadedSettings;
+  /** The settings the session uses: the folder's files narrowed unless it is trusted. */
+  settings: LoadedSettings;
+  /** What the folder's files would turn on and were set aside (empty when trusted). */
+  untrusted: IgnoredSetting[];
+}
+
+/** Whether the project folder is trusted, and what its files turn on that waits for trust. Reads files only. */
+export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settingsFile" | "home" | "env" | "tools" | "trust">): FolderTrust {
+  const env = options.env ?? process.env;
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const home = options.home ?? getToolgateHome(env);
+  const all = loadSettings({ cwd, home, settingsFile: options.settingsFile, env, sections: settingsSections(options.tools ?? getBuiltinTools()) });
+  const trust = decideTrust({ cwd, home, loaded: all, flag: options.trust, userHome: env.HOME });
+  if (trust.trusted) return { trust, all, settings: all, untrusted: [] };
+  const restricted = restrictFolderSettings(all);
+  const servers = folderMcpServers(cwd);
+  return { trust, all, settings: restricted.loaded, untrusted: [...restricted.ignored, ...(servers ? [servers] : [])] };
+}
+
 /**
  * One session as `toolgate exec` and `toolgate mcp serve` run it: settings from every source, the permission
  * engine, command hooks, the built-in tools (plus MCP tools when asked), and an answer for what would ask.
@@ -94,11 +127,13 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const env = options.env ?? process.env;
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? getToolgateHome(env);
-  const settings = loadSettings({ cwd, home, settingsFile: options.settingsFile, env, sections: settingsSections(options.tools ?? getBuiltinTools()) });
+  // Until the person trusts this folder, its own files may only narrow what toolgate does.
+  const { trust, settings, untrusted } = inspectFolderTrust({ ...options, cwd, home, env });
   const merged = mergeSettings(settings);
   const isFileError = (e: (typeof settings.errors)[number]) => (e.scope ?? "file") === "file";
   const warnings = settings.errors.filter((e) => !isFileError(e)).map(formatSettingsLoadError);
   const fatalErrors = settings.errors.filter(isFileError).map(formatSettingsLoadError);
+  if (trust.storeError) warnings.push(trust.storeError);
   const strict = options.strict === true || settings.files.some((f) => f.settings.permissions?.strict === true);
 
   // An unusable settings file may be the one that turns auto-allow off: judge as if it did.
@@ -128,7 +163,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
     warnings.push("MCP servers were not started, because a settings file is unusable");
   } else if (options.mcpConfigFiles !== undefined) {
-    mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env });
+    mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env, skipProjectConfig: !trust.trusted });
     warnings.push(...mcpConfig.errors.map(formatMcpConfigError));
   }
   if (mcpConfig && mcpConfig.servers.length > 0) {
@@ -195,6 +230,8 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     fatalErrors,
     strict,
     sandbox,
+    trust,
+    untrusted,
     async close() {
       await context.tasks.stopAll();
       await mcp?.close();

@@ -463,7 +463,7 @@ describe("toolgate -p: checkpoints after a resume", () => {
     const env = envFor(server, "anthropic", dir);
     fs.mkdirSync(path.join(dir, ".toolgate"));
     fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ permissions: { allow: ["Write"] } }));
-    const first = await start(["-p", "rewrite notes", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], env).done;
+    const first = await start(["-p", "rewrite notes", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--trust"], env).done;
     expect(first.code).toBe(0);
     expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("rewritten\n");
 

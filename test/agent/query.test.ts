@@ -27,7 +27,7 @@ async function project(files: Record<string, string> = {}, settings?: object) {
     fs.mkdirSync(path.join(dir, ".toolgate"));
     fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify(settings));
   }
-  const session = await createSession({ cwd: dir, home, permissionMode: "acceptEdits", sandbox: false, env: { ...process.env, TOOLGATE_HOME: home } });
+  const session = await createSession({ cwd: dir, home, permissionMode: "acceptEdits", sandbox: false, trust: true, env: { ...process.env, TOOLGATE_HOME: home } });
   sessions.push(session);
   return { dir, session };
 }

@@ -37,7 +37,7 @@ async function project(options: { files?: Record<string, string>; settings?: obj
     fs.mkdirSync(path.join(dir, ".toolgate"), { recursive: true });
     fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify(options.settings));
   }
-  const session = await createSession({ cwd: dir, home, permissionMode: options.mode ?? "acceptEdits", sandbox: false, env: { ...process.env, TOOLGATE_HOME: home, HOME: home } });
+  const session = await createSession({ cwd: dir, home, permissionMode: options.mode ?? "acceptEdits", sandbox: false, trust: true, env: { ...process.env, TOOLGATE_HOME: home, HOME: home } });
   sessions.push(session);
   return { dir, home, session };
 }

@@ -126,7 +126,7 @@ describe("toolgate CLI", () => {
         fs.mkdirSync(path.join(cwd, ".toolgate"));
         fs.writeFileSync(path.join(cwd, ".toolgate/settings.json"), JSON.stringify(settings));
       }
-      const client = await connectToServe(cwd, home);
+      const client = await connectToServe(cwd, home, ["--trust"]);
       try {
         return (await client.listTools()).tools.map((t) => t.name);
       } finally {

@@ -50,12 +50,13 @@ function messyProject() {
 describe("toolgate doctor", () => {
   it("reports each section with a status and exits 1 when one is an error", () => {
     const { cwd, home } = messyProject();
-    const run = toolgate(["doctor", "--cwd", cwd, "--json"], home);
+    const run = toolgate(["doctor", "--cwd", cwd, "--json", "--trust"], home);
     expect(run.status).toBe(1);
     const report = JSON.parse(run.stdout) as Report;
     expect(report.status).toBe("error");
     expect(report.checks.map((c) => [c.name, c.status])).toEqual([
       ["settings files", "error"],
+      ["folder trust", "ok"],
       ["permissions", "warn"],
       ["rule tool names", "warn"],
       // The empty command was already dropped (and reported) by the settings check.
@@ -67,7 +68,8 @@ describe("toolgate doctor", () => {
       ["language servers", "ok"],
       ["web search", "ok"],
     ]);
-    const [settings, permissions, names, hooks, mcp] = report.checks;
+    const [settings, trust, permissions, names, hooks, mcp] = report.checks;
+    expect(trust.lines).toEqual([`${cwd} is trusted (--trust, for this run): its settings, hooks, MCP servers and language servers apply`]);
     expect(settings.lines).toEqual([
       `user settings: ${path.join(home, "settings.json")} — ok`,
       `project settings: ${path.join(cwd, ".toolgate/settings.json")} — ok, 1 entry dropped:`,
@@ -88,7 +90,7 @@ describe("toolgate doctor", () => {
 
   it("prints a readable report; a clean setup passes with exit 0", () => {
     const { cwd, home } = messyProject();
-    const text = toolgate(["doctor", "--cwd", cwd], home);
+    const text = toolgate(["doctor", "--cwd", cwd, "--trust"], home);
     expect(text.stdout.startsWith(`toolgate doctor — ${cwd}\n\n[error] settings files\n  user settings: `)).toBe(true);
     expect(text.stdout.trimEnd().endsWith("1 error, 2 warnings")).toBe(true);
 
@@ -126,7 +128,7 @@ describe("toolgate doctor", () => {
         broken: { command: "toolgate-no-such-command-xyz" },
       },
     });
-    const run = toolgate(["doctor", "--cwd", cwd, "--connect", "--json"], tempDir("tg-doctor-home-"));
+    const run = toolgate(["doctor", "--cwd", cwd, "--connect", "--json", "--trust"], tempDir("tg-doctor-home-"));
     expect(run.status).toBe(1);
     const mcp = (JSON.parse(run.stdout) as Report).checks.find((c) => c.name === "MCP servers")!;
     expect(mcp.status).toBe("error");
@@ -173,7 +175,7 @@ describe("toolgate permissions list", () => {
     writeJson(project, { permissions: { deny: ["Read(.env)"], allow: ["Bash(npm test)"], defaultMode: "acceptEdits", additionalDirectories: ["lib"] } });
     writeJson(path.join(home, "settings.json"), { permissions: { ask: ["Bash(git push:*)"] } });
 
-    const run = toolgate(["permissions", "list", "--cwd", cwd, "--disallowedTools", "Bash(curl:*)"], home);
+    const run = toolgate(["permissions", "list", "--cwd", cwd, "--disallowedTools", "Bash(curl:*)", "--trust"], home);
 
     expect(run.status).toBe(0);
     expect(run.stdout).toBe(

@@ -138,7 +138,7 @@ describe("rules naming tools that do not exist", () => {
   it("warn with a did-you-mean at start; servers not configured and Claude Code's own tools are not typos", () => {
     const cwd = project(TYPOS);
     const file = path.join(cwd, ".toolgate/settings.json");
-    const run = toolgate(["exec", "--cwd", cwd], { input: use("b", "Bash", { command: "echo hi" }) });
+    const run = toolgate(["exec", "--trust", "--cwd", cwd], { input: use("b", "Bash", { command: "echo hi" }) });
     expect(run.status).toBe(0);
     expect(results(run.stdout)[0].content).toBe("hi");
     expect(run.stderr.trimEnd().split("\n")).toEqual([
@@ -148,7 +148,7 @@ describe("rules naming tools that do not exist", () => {
   });
 
   it("in strict mode (--strict or permissions.strict) a deny rule naming no tool stops the run", () => {
-    const flag = toolgate(["exec", "--cwd", project(TYPOS), "--strict"], { input: use("b", "Bash", { command: "echo hi" }) });
+    const flag = toolgate(["exec", "--trust", "--cwd", project(TYPOS), "--strict"], { input: use("b", "Bash", { command: "echo hi" }) });
     expect(flag.status).toBe(2);
     expect(flag.stdout).toBe("");
     expect(flag.stderr.trimEnd().split("\n")).toEqual([
@@ -156,7 +156,7 @@ describe("rules naming tools that do not exist", () => {
       expect.stringMatching(/^toolgate: refusing to run tools: strict mode: deny rule "Reed\(\.\/\.env\)" .*did you mean Read\?/),
     ]);
 
-    const setting = toolgate(["exec", "--cwd", project({ ...TYPOS, strict: true })], { input: use("b", "Bash", { command: "echo hi" }) });
+    const setting = toolgate(["exec", "--trust", "--cwd", project({ ...TYPOS, strict: true })], { input: use("b", "Bash", { command: "echo hi" }) });
     expect(setting.status).toBe(2);
     expect(setting.stdout).toBe("");
 
@@ -166,7 +166,7 @@ describe("rules naming tools that do not exist", () => {
   });
 
   it("in strict mode an allow rule naming no tool is only a warning (it can only fail to allow)", () => {
-    const run = toolgate(["exec", "--cwd", project({ allow: ["bash(ls)"] }), "--strict"], { input: use("b", "Bash", { command: "echo hi" }) });
+    const run = toolgate(["exec", "--trust", "--cwd", project({ allow: ["bash(ls)"] }), "--strict"], { input: use("b", "Bash", { command: "echo hi" }) });
     expect(run.status).toBe(0);
     expect(run.stderr).toContain('allow rule "bash(ls)"');
     expect(run.stderr).toContain("did you mean Bash?");
@@ -175,7 +175,7 @@ describe("rules naming tools that do not exist", () => {
   it("a tool a connected MCP server does not have gets a did-you-mean among that server's tools", () => {
     const cwd = project({ deny: ["mcp__everything__ech"] });
     writeJson(path.join(cwd, ".mcp.json"), { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"] } } });
-    const run = toolgate(["exec", "--cwd", cwd], { input: "" });
+    const run = toolgate(["exec", "--trust", "--cwd", cwd], { input: "" });
     expect(run.status).toBe(0);
     expect(run.stderr).toContain('the MCP server everything has no tool "mcp__everything__ech"; did you mean mcp__everything__echo?');
   });
@@ -194,7 +194,7 @@ describe("a hook's ask in a non-interactive run", () => {
     const settings = path.join(cwd, ".toolgate/settings.json");
     writeJson(settings, { hooks: { PreToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: `node ${hook}` }] }] } });
 
-    const run = toolgate(["exec", "--cwd", cwd, "--allowedTools", "Write"], { input: use("w", "Write", { file_path: "package-lock.json", content: "{}" }) });
+    const run = toolgate(["exec", "--trust", "--cwd", cwd, "--allowedTools", "Write"], { input: use("w", "Write", { file_path: "package-lock.json", content: "{}" }) });
 
     const [result] = results(run.stdout);
     expect(result.is_error).toBe(true);
@@ -349,7 +349,7 @@ describe("every call reaches a hook, also the ones refused before PreToolUse", (
       use("edit_asks", "Edit", { file_path: "a.txt", old_string: "alpha", new_string: "omega" }),
     ];
 
-    const run = toolgate(["exec", "--cwd", cwd], { input: calls.join("\n") });
+    const run = toolgate(["exec", "--trust", "--cwd", cwd], { input: calls.join("\n") });
 
     expect(run.status).toBe(0);
     const out = results(run.stdout);

@@ -121,7 +121,7 @@ describe.each(["SIGHUP", "SIGTERM"] as const)("toolgate exec ended by %s", (sign
       path.join(cwd, ".toolgate/settings.json"),
       JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: hook, timeout: 600 }] }] } }),
     );
-    const { child, exited } = startToolgate(["exec", "--cwd", cwd, "--allowedTools", "Bash"], [bash("b", "true")]);
+    const { child, exited } = startToolgate(["exec", "--trust", "--cwd", cwd, "--allowedTools", "Bash"], [bash("b", "true")]);
 
     expect(await waitUntil(() => liveMarkers(markers).length === markers.length, 20_000)).toBe(true);
     child.kill(signal);
@@ -143,7 +143,7 @@ describe("toolgate exec ending normally (stdin closed)", () => {
     );
     // Without the sandbox (whose pid namespace ends such a daemon with its command), a daemon outlives the
     // command that started it for as long as the session runs.
-    const { child, exited } = startToolgate(["exec", "--cwd", cwd, "--no-sandbox", "--allowedTools", "Bash"], [bash("d", `setsid -f sleep ${fromCommand}; echo started`)]);
+    const { child, exited } = startToolgate(["exec", "--trust", "--cwd", cwd, "--no-sandbox", "--allowedTools", "Bash"], [bash("d", `setsid -f sleep ${fromCommand}; echo started`)]);
     expect(await waitUntil(() => liveMarkers([fromCommand, fromHook]).length === 2, 20_000)).toBe(true);
     child.stdin?.end();
 

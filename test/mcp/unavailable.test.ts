@@ -26,7 +26,7 @@ describe("an MCP server that hangs in initialize", () => {
       { type: "tool_use", id: "search", name: "ToolSearch", input: { query: "mcp__silent" } },
       { type: "tool_use", id: "other", name: "mcp__nowhere__echo", input: {} },
     ];
-    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts"), "exec", "--cwd", cwd], {
+    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "src/cli/main.ts"), "exec", "--trust", "--cwd", cwd], {
       cwd: repoRoot,
       input: lines.map((l) => JSON.stringify(l)).join("\n"),
       encoding: "utf8",

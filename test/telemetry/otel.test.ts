@@ -109,7 +109,7 @@ function telemetryProject() {
   return dir;
 }
 
-const args = (dir: string) => ["-p", PROMPT, "--cwd", dir, "--model", "claude-sonnet-4-5", "--permission-mode", "acceptEdits", "--output-format", "stream-json", "--no-sandbox"];
+const args = (dir: string) => ["-p", PROMPT, "--cwd", dir, "--model", "claude-sonnet-4-5", "--permission-mode", "acceptEdits", "--output-format", "stream-json", "--no-sandbox", "--trust"];
 
 describe("OpenTelemetry export", () => {
   it("a -p run exports its events and metrics over OTLP/HTTP, and nothing identifying leaves by default", async () => {

@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { withoutCredentials } from "../../util/childEnv.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -78,7 +79,8 @@ function createTransport(name: string, config: McpServerConfig, options: McpConn
       return new ToolgateStdioClientTransport({
         command: config.command,
         args: config.args,
-        env: { ...(options.env ?? process.env), ...config.env },
+        // the entry's own env may name a credential; the inherited one never carries it
+        env: { ...withoutCredentials(options.env ?? process.env), ...config.env },
         cwd: config.cwd,
         ...(wrap && { wrap }),
       });

@@ -3,6 +3,7 @@
  * permission check, the sandbox and the shell. Loaded with the parser on first need (see tool.ts), so a
  * session that never runs Bash never loads any of it.
  */
+import { readPassEnv, withoutCredentials } from "../../util/childEnv.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -57,7 +58,7 @@ async function runInBackground(input: BashInput, context: ToolUseContext, notes:
   const shell = startShell({
     command: input.command,
     cwd,
-    env: context.env,
+    env: withoutCredentials(context.env, readPassEnv(context.options.settings)),
     outputFile: outputPath(context, "tasks", id),
     eagerFile: true,
     captureCwd: false,
@@ -134,7 +135,7 @@ export async function call(input: BashInput, context: ToolUseContext, onProgress
   const shell = startShell({
     command: input.command,
     cwd,
-    env: context.env,
+    env: withoutCredentials(context.env, readPassEnv(context.options.settings)),
     outputFile: outputPath(context, "bash", runId),
     eagerFile: false,
     captureCwd: true,

@@ -15,7 +15,7 @@ async function webSearchRow(env: Record<string, string>, settings?: unknown, mcp
   }
   if (mcpServers) fs.writeFileSync(path.join(cwd, ".mcp.json"), JSON.stringify({ mcpServers }));
   const fullEnv = { TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json"), ...env };
-  const session = await createSession({ cwd, home, env: fullEnv });
+  const session = await createSession({ cwd, home, env: fullEnv, trust: true });
   try {
     const report = await runDoctorChecks([webSearchCheck], { options: { cwd, home }, session, mcpConfig: loadMcpConfig({ projectDir: cwd, env: {} }), connect: false, env: fullEnv });
     const { name: _name, ...row } = report.checks[0];

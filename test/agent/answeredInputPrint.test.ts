@@ -13,7 +13,7 @@ vi.setConfig({ testTimeout: 120_000 });
 
 const permissionServer = path.join(repoRoot, "test/agent/fixtures/permissionServer.ts");
 
-/** A run whose stdin stays open; `answer` is called for each control request and may write to stdin. */
+/** A run whose stdin stays open: `onLine` sees each stdout line as it comes and may write to stdin or end it. */
 function startStreaming(args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, any>, write: (value: unknown) => void, end: () => void) => void): Promise<CliRun> {
   const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
   const write = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);

@@ -138,7 +138,13 @@ describe("an answer's updatedInput is checked again", () => {
   it("a Bash command rewritten to redirect into a protected file or outside is denied", async () => {
     const s = setup();
     fs.writeFileSync(s.file(".zshrc"), "original");
-    const commands = [`echo pwned > ${s.file(".zshrc")}`, `echo pwned > ${path.join(s.outside, "x")}`, `D=${s.outside}; echo pwned > "$D/y"`];
+    const commands = [
+      `echo pwned > ${s.file(".zshrc")}`,
+      `echo pwned > ${path.join(s.outside, "x")}`,
+      `D=${s.outside}; echo pwned > "$D/y"`,
+      `cd ${s.outside} && echo pwned > z`,
+      `echo pwned > ${s.dir}/sub/../.zshrc`,
+    ];
     for (const command of commands) {
       const host = answerer(() => ({ command }));
       const result = await s.run("Bash", { command: `touch ${s.file("made")}` }, host.fn);
@@ -190,6 +196,20 @@ describe("an answer's updatedInput is checked again", () => {
     expect(result.outcome).toBe("denied");
     expect(fs.readFileSync(s.file(".bashrc"), "utf8")).toBe("original");
     expect(fs.existsSync(s.file(".gitmodules"))).toBe(false);
+  });
+
+  it("a yes to read one file outside the working directories is not a yes to read another", async () => {
+    const s = setup();
+    fs.writeFileSync(path.join(s.outside, "asked.txt"), "asked");
+    fs.writeFileSync(path.join(s.outside, "secret.txt"), "TOP SECRET CONTENT");
+    const host = answerer(moveTo(path.join(s.outside, "secret.txt")));
+    const result = await s.run("Read", { file_path: path.join(s.outside, "asked.txt") }, host.fn);
+    expect(host.asked[0].decision).toMatchObject({ behavior: "ask", decisionReason: { type: "workingDirectory", inside: false } });
+    expect(result.outcome).toBe("denied");
+    expect(result.text).not.toContain("TOP SECRET CONTENT");
+    const same = await s.run("Read", { file_path: path.join(s.outside, "asked.txt") }, answerer((input) => ({ ...input, limit: 1 })).fn);
+    expect(same.outcome).toBe("success");
+    expect(same.text).toContain("asked");
   });
 
   it("an ask rule that covers the changed input but not the asked one makes it denied", async () => {

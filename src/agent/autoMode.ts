@@ -4,7 +4,6 @@
  * denies it with a reason. It never overrides a deny rule, an ask rule, a safety check or a hook's ask, and
  * anything it cannot judge (no answer, garbage, a failed request) is denied.
  */
-import fs from "node:fs";
 import path from "node:path";
 import type { AnyTool, AnyObject, ToolUseContext } from "../core/Tool.js";
 import type { Message } from "../core/messages.js";
@@ -12,6 +11,7 @@ import type { PermissionDecision, PermissionDecisionReason, PermissionResult } f
 import { formatError } from "../core/errors.js";
 import { MessageAssembler, type Provider } from "../providers/index.js";
 import { promptText, textOf } from "./history.js";
+import { appendPrivateFileSync, ensurePrivateDirSync } from "../util/privateFiles.js";
 
 export interface AutoModeVerdict {
   behavior: "allow" | "deny";
@@ -138,8 +138,8 @@ export function createAutoModeClassifier(provider: Provider): AutoModeClassifier
 /** One line per automatic decision in `<session dir>/auto-mode.jsonl`; a log that cannot be written is not fatal. */
 export function logAutoModeDecision(context: ToolUseContext, entry: { tool: string; toolUseID: string; action: string; verdict: AutoModeVerdict }): void {
   try {
-    fs.mkdirSync(context.paths.sessionDir, { recursive: true });
-    fs.appendFileSync(path.join(context.paths.sessionDir, "auto-mode.jsonl"), `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+    ensurePrivateDirSync(context.paths.sessionDir);
+    appendPrivateFileSync(path.join(context.paths.sessionDir, "auto-mode.jsonl"), `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
   } catch {
     // The decision itself still stands and is reported as a notice.
   }

@@ -150,6 +150,10 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
           .finally(() => clearTimeout(timer));
         const block = promptTool.mapToolResultToToolResultBlockParam(result.data, toolUseID);
         const textContent = typeof block.content === "string" ? block.content : block.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+        // A failed call is never a yes, whatever its text says.
+        if (block.is_error) {
+          return { behavior: "deny", message: `The permission prompt tool ${promptTool.name} failed (${textContent.slice(0, 500) || "no message"}), so the ${tool.name} call was denied.`, decisionReason: { type: "other", reason: "permission prompt tool failed" } };
+        }
         return answerToDecision(JSON.parse(textContent) as Record<string, unknown>, input, `the permission prompt tool ${promptTool.name}`, session.context, notify);
       } catch (err) {
         return { behavior: "deny", message: `The permission prompt tool ${promptTool.name} gave no usable answer (${formatError(err)}), so the ${tool.name} call was denied.`, decisionReason: { type: "other", reason: "permission prompt tool failed" } };
@@ -348,31 +352,41 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
 
     const reader = (async () => {
       for await (const line of lines) {
-        if (!line.trim()) continue;
-        let value: Record<string, unknown>;
         try {
-          value = JSON.parse(line) as Record<string, unknown>;
-        } catch (err) {
-          await emit({ type: "system", subtype: "input_error", message: `stdin line is not JSON (${(err as Error).message}); it was ignored` });
-          continue;
-        }
-        if (value.type === "user") {
-          const prompt = userPrompt(value.message);
-          if (prompt === undefined) {
-            await emit({ type: "system", subtype: "input_error", message: 'a user line needs message.content: a string or text blocks; it was ignored' });
+          if (!line.trim()) continue;
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(line);
+          } catch (err) {
+            await emit({ type: "system", subtype: "input_error", message: `stdin line is not JSON (${(err as Error).message}); it was ignored` });
             continue;
           }
-          queue.push(prompt);
-          wakeRunner?.();
-        } else if (value.type === "control_request") {
-          await handleControlRequest(value);
-        } else if (value.type === "control_response") {
-          const response = value.response as Record<string, unknown> | undefined;
-          const id = typeof response?.request_id === "string" ? response.request_id : undefined;
-          const pending = id ? pendingControls.get(id) : undefined;
-          if (pending) pending.resolve(response!.subtype === "success" ? ((response!.response as Record<string, unknown> | undefined) ?? {}) : { behavior: "deny", message: String(response!.error ?? "the client answered with an error") });
-        } else {
-          await emit({ type: "system", subtype: "input_error", message: `unknown input line type ${JSON.stringify(value.type)}; expected user, control_request or control_response` });
+          if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+            await emit({ type: "system", subtype: "input_error", message: `stdin line is JSON but not an object (${parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`}); it was ignored` });
+            continue;
+          }
+          const value = parsed as Record<string, unknown>;
+          if (value.type === "user") {
+            const prompt = userPrompt(value.message);
+            if (prompt === undefined) {
+              await emit({ type: "system", subtype: "input_error", message: 'a user line needs message.content: a string or text blocks; it was ignored' });
+              continue;
+            }
+            queue.push(prompt);
+            wakeRunner?.();
+          } else if (value.type === "control_request") {
+            await handleControlRequest(value);
+          } else if (value.type === "control_response") {
+            const response = value.response as Record<string, unknown> | undefined;
+            const id = typeof response?.request_id === "string" ? response.request_id : undefined;
+            const pending = id ? pendingControls.get(id) : undefined;
+            if (pending) pending.resolve(response!.subtype === "success" ? ((response!.response as Record<string, unknown> | undefined) ?? {}) : { behavior: "deny", message: String(response!.error ?? "the client answered with an error") });
+          } else {
+            await emit({ type: "system", subtype: "input_error", message: `unknown input line type ${JSON.stringify(value.type)}; expected user, control_request or control_response` });
+          }
+        } catch (err) {
+          // A line we failed on must not end the run without its result line.
+          await emit({ type: "system", subtype: "input_error", message: `toolgate could not handle a stdin line (${formatError(err)}); it was ignored` });
         }
       }
       inputDone = true;

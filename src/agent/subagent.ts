@@ -4,7 +4,6 @@
  * Its steps stream as the Agent call's progress; its conversation is kept in
  * `<session dir>/subagents/<agentId>.jsonl` beside the session's transcript.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { AnyTool, SubagentOutcome, SubagentRequest, SubagentRunner, Tools, ToolUseContext } from "../core/Tool.js";
@@ -19,6 +18,7 @@ import { query, type AgentResult } from "./query.js";
 import { textOf } from "./history.js";
 import { DEFAULT_SUBAGENT_MAX_TURNS, type AgentTypeDefinition } from "./agentTypes.js";
 import { TRANSCRIPT_VERSION } from "./transcript.js";
+import { appendPrivateFileSync, ensurePrivateDirSync } from "../util/privateFiles.js";
 
 /** Tools a subagent never has: it cannot start subagents, nor stop the parent's background tasks. */
 const NEVER_FOR_SUBAGENTS = new Set([AGENT_TOOL_NAME, TASK_STOP_TOOL_NAME]);
@@ -61,7 +61,7 @@ function openSubagentTranscript(file: string, header: Record<string, unknown>) {
     if (broken) return;
     const uuid = randomUUID();
     try {
-      fs.appendFileSync(file, `${JSON.stringify({ uuid, parentUuid: parent, timestamp: new Date().toISOString(), ...entry })}\n`);
+      appendPrivateFileSync(file, `${JSON.stringify({ uuid, parentUuid: parent, timestamp: new Date().toISOString(), ...entry })}\n`);
       parent = uuid;
     } catch {
       // A transcript that cannot be written must not fail the subagent's work; the outcome says it is missing.
@@ -69,7 +69,7 @@ function openSubagentTranscript(file: string, header: Record<string, unknown>) {
     }
   };
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    ensurePrivateDirSync(path.dirname(file));
   } catch {
     broken = true;
   }

@@ -11,6 +11,7 @@ import type { Message } from "../core/messages.js";
 import { projectKey } from "../core/context.js";
 import { promptText } from "./history.js";
 import { changeSummaryJson, type ChangeSummary } from "./changes.js";
+import { appendPrivateFileSync, ensurePrivateDirSync } from "../util/privateFiles.js";
 
 export const TRANSCRIPT_VERSION = 1;
 
@@ -50,11 +51,11 @@ export interface TranscriptWriter {
  */
 export function openTranscript(options: { home: string; cwd: string; sessionId: string; model?: string; lastUuid?: string | null }): TranscriptWriter {
   const file = transcriptPath(options.home, options.cwd, options.sessionId);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  ensurePrivateDirSync(path.dirname(file));
   let parent: string | null = options.lastUuid ?? null;
   const write = (entry: Record<string, unknown> & { uuid: string }) => {
     // One write of one whole line: appends of a line this size are not interleaved, and a crash cuts at most this one.
-    fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+    appendPrivateFileSync(file, `${JSON.stringify(entry)}\n`);
     parent = entry.uuid;
   };
   const base = () => ({ uuid: randomUUID(), parentUuid: parent, sessionId: options.sessionId, timestamp: new Date().toISOString() });
@@ -62,7 +63,7 @@ export function openTranscript(options: { home: string; cwd: string; sessionId: 
     write({ type: "session", uuid: randomUUID(), parentUuid: null, sessionId: options.sessionId, timestamp: new Date().toISOString(), cwd: options.cwd, version: TRANSCRIPT_VERSION, ...(options.model ? { model: options.model } : {}) });
   } else if (!endsWithNewline(file)) {
     // The last line was cut by a crash: start ours on a fresh line so it stays readable.
-    fs.appendFileSync(file, "\n");
+    appendPrivateFileSync(file, "\n");
   }
   return {
     path: file,

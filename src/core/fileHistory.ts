@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
 import { writeFileAtomicSync } from "../util/atomicWrite.js";
+import { ensurePrivateDirSync, PRIVATE_FILE_MODE, writePrivateFileSync } from "../util/privateFiles.js";
 
 /** One file's state before a message first changed it. `backup` null = the file did not exist. */
 interface FileBackup {
@@ -104,8 +105,8 @@ export function createFileHistory(historyDir: string): FileHistory {
 
   const writeManifest = () => {
     const manifest = snapshots.map((s) => ({ messageId: s.messageId, files: [...s.files.values()] }));
-    fs.mkdirSync(historyDir, { recursive: true });
-    fs.writeFileSync(path.join(historyDir, "manifest.json"), JSON.stringify(manifest, null, 2));
+    ensurePrivateDirSync(historyDir);
+    writePrivateFileSync(path.join(historyDir, "manifest.json"), JSON.stringify(manifest, null, 2));
   };
 
   return {
@@ -121,10 +122,12 @@ export function createFileHistory(historyDir: string): FileHistory {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
       }
       if (stat) {
-        fs.mkdirSync(historyDir, { recursive: true });
+        ensurePrivateDirSync(historyDir);
         const name = `${String(++counter).padStart(5, "0")}-${createHash("sha1").update(target).digest("hex").slice(0, 12)}.bak`;
         const backup = path.join(historyDir, name);
         fs.copyFileSync(target, backup, fs.constants.COPYFILE_FICLONE);
+        // The copy has the original's mode; that is in the manifest, and the backup is for our eyes only.
+        fs.chmodSync(backup, PRIVATE_FILE_MODE);
         entry = { filePath: target, backup, mode: stat.mode & 0o7777 };
       } else {
         entry = { filePath: target, backup: null };

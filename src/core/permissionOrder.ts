@@ -53,6 +53,41 @@ function reasonForcesAsk(reason: PermissionDecisionReason | undefined): boolean 
   return false;
 }
 
+/**
+ * What an ask needs a yes for, one key per reason (a Bash command's parts each add theirs). Reasons any yes
+ * answers (none given, writing inside a working directory, the mode) add nothing; a path check keys on its
+ * path and a rule on the rule, so a yes to one protected path is never a yes to another.
+ */
+export function askSubjects(result: PermissionResult, into = new Set<string>()): Set<string> {
+  if (result.behavior !== "ask" && result.behavior !== "passthrough") return into;
+  const reason = result.decisionReason;
+  if (!reason) return into;
+  switch (reason.type) {
+    case "subcommands":
+      for (const part of reason.parts) askSubjects(part.result, into);
+      break;
+    case "rule": {
+      const { toolName, ruleContent } = reason.rule.ruleValue;
+      into.add(`rule:${reason.rule.ruleBehavior}:${toolName}:${ruleContent ?? ""}`);
+      break;
+    }
+    case "safetyCheck":
+      into.add(`safetyCheck:${reason.path ?? ""}:${reason.reason}`);
+      break;
+    case "workingDirectory":
+      if (!reason.inside) into.add(`outside:${reason.path}`);
+      break;
+    case "hook":
+      into.add(`hook:${reason.hookEvent}:${reason.reason ?? ""}`);
+      break;
+    case "mode":
+      break;
+    default:
+      into.add(`${reason.type}:${reason.reason}`);
+  }
+  return into;
+}
+
 /** The hook's part of a decision reason, without keys the hook did not fill. */
 function hookReason(hook: HookPermissionDecision): PermissionDecisionReason {
   return {

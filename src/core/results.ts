@@ -1,7 +1,7 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import type { AnyTool, ToolUseContext } from "./Tool.js";
 import type { ToolResultBlockParam, ToolResultContentBlock } from "./messages.js";
+import { ensurePrivateDir, writePrivateFile } from "../util/privateFiles.js";
 
 /** No single result above this stays inline, whatever the tool allows. */
 export const MAX_INLINE_RESULT_CHARS = 50_000;
@@ -89,9 +89,9 @@ function resultFileName(toolUseID: string): string {
 async function persistBlock(block: ToolResultBlockParam, context: ToolUseContext): Promise<ToolResultBlockParam> {
   const text = contentText(block.content);
   const dir = context.paths.toolResultsDir;
-  await fs.mkdir(dir, { recursive: true });
+  await ensurePrivateDir(dir);
   const filePath = path.join(dir, resultFileName(block.tool_use_id));
-  await fs.writeFile(filePath, text, "utf8");
+  await writePrivateFile(filePath, text);
   const replacement = replaceText(block.content, buildPersistedOutputMessage(text, filePath));
   context.contentReplacementState.replacements.set(block.tool_use_id, replacement);
   context.contentReplacementState.seen.add(block.tool_use_id);

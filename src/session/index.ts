@@ -1,9 +1,11 @@
 import fs from "node:fs";
 import { randomUUID } from "node:crypto";
+import os from "node:os";
 import path from "node:path";
 import type { CanUseToolFn, Tools, ToolUseContext } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
-import { createToolUseContext, getToolgateHome } from "../core/context.js";
+import { createToolUseContext, getToolgateHome, projectKey } from "../core/context.js";
+import { tightenPrivateDirs } from "../util/privateFiles.js";
 import { mergeSettings, formatSettingsLoadError } from "../settings/index.js";
 import { loadSettings, settingsSections } from "./settings.js";
 import type { LoadedSettings } from "../settings/types.js";
@@ -127,6 +129,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const env = options.env ?? process.env;
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? getToolgateHome(env);
+  // Folders an older toolgate made readable by others (0755): what is in them is this user's alone. A data home
+  // that is the user's own home directory (TOOLGATE_HOME=~) is left as it is.
+  const projectsDir = path.join(home, "projects");
+  tightenPrivateDirs([...(path.resolve(home) === os.homedir() ? [] : [home]), projectsDir, path.join(projectsDir, projectKey(cwd))]);
   // Until the person trusts this folder, its own files may only narrow what toolgate does.
   const { trust, settings, untrusted } = inspectFolderTrust({ ...options, cwd, home, env });
   const merged = mergeSettings(settings);

@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { projectKey } from "../core/context.js";
+import { appendPrivateFileSync, ensurePrivateDirSync, writePrivateFileSync } from "../util/privateFiles.js";
 
 /** Entries kept per project; older ones are dropped when the file is rewritten. */
 export const HISTORY_LIMIT = 500;
@@ -75,10 +76,10 @@ function readHistory(file: string): string[] {
 
 function appendHistory(file: string, prompt: string, entries: readonly string[]): void {
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.appendFileSync(file, `${JSON.stringify(prompt)}\n`);
+    ensurePrivateDirSync(path.dirname(file));
+    appendPrivateFileSync(file, `${JSON.stringify(prompt)}\n`);
     // Rewritten only when it has grown well past the limit, so most prompts cost one append.
-    if (fs.statSync(file).size > 4 * 1024 * 1024) fs.writeFileSync(file, entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    if (fs.statSync(file).size > 4 * 1024 * 1024) writePrivateFileSync(file, entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
   } catch {
     // History is a convenience: a read-only home must not stop the prompt.
   }

@@ -13,7 +13,7 @@ import { AbortError, classifyToolError, formatError, isAbortError } from "../err
 import { mapToolResultToToolResultBlockParam, maybePersistLargeToolResult, persistenceThreshold, toolResultTextLength } from "../results.js";
 import type { ToolResultBlockParam } from "../messages.js";
 import { watchAbort } from "../abort.js";
-import { decideWithoutRules } from "../permissionOrder.js";
+import { askSubjects, decideWithoutRules } from "../permissionOrder.js";
 import {
   absorbHookOutcome,
   emitAwaitingPermission,
@@ -175,14 +175,18 @@ export function runPreToolUseHooks(call: ResolvedCall): MaybePromise<StageResult
   return call.context.hookRunner ? preToolUseHooks(call, call.context.hookRunner) : undefined;
 }
 
-async function preToolUseHooks(call: ResolvedCall, runner: HookRunner): Promise<StageResult> {
+/**
+ * `followRewrite` is off for the second run on an input an answer changed: that input already holds the first
+ * run's rewrite, and a hook that wraps a command would wrap it twice.
+ */
+async function preToolUseHooks(call: ResolvedCall, runner: HookRunner, followRewrite = true): Promise<StageResult> {
   const outcome = await runner.preToolUse({ tool: call.tool, input: call.observable, toolUseID: call.toolUseID, context: call.context });
   absorbHookOutcome(call, outcome);
   if (outcome.preventContinuation) {
     const message = `A PreToolUse hook stopped this turn before ${call.tool.name} ran: ${outcome.preventContinuation.reason}`;
     return deny(call, message, { behavior: "deny", message, decisionReason: { type: "hook", hookEvent: "PreToolUse" } });
   }
-  if (outcome.updatedInput && !isDeepStrictEqual(outcome.updatedInput, call.observable)) {
+  if (followRewrite && outcome.updatedInput && !isDeepStrictEqual(outcome.updatedInput, call.observable)) {
     const rejected = await adoptInput(call, outcome.updatedInput, "A PreToolUse hook rewrote");
     if (rejected) return rejected;
   }
@@ -200,18 +204,21 @@ async function preToolUseHooks(call: ResolvedCall, runner: HookRunner): Promise<
  * then canUseTool for what would still ask.
  */
 export function resolvePermission(call: ResolvedCall): Promise<StageResult> {
-  const { tool, context, toolUseID } = call;
-  let deciding: Promise<PermissionDecision>;
+  return decide(call).then((decision) => settlePermission(call, decision));
+}
+
+/** The rule engine's verdict on the call's current (observable) input. */
+function decide(call: ResolvedCall): Promise<PermissionDecision> {
+  const { tool, context, toolUseID, hookDecision } = call;
   try {
-    deciding = Promise.resolve(
+    return Promise.resolve(
       context.permissionDecider
-        ? context.permissionDecider(tool, call.observable, context, { toolUseID, hookDecision: call.hookDecision })
-        : decideWithoutRules(tool, call.observable, context, call.hookDecision),
+        ? context.permissionDecider(tool, call.observable, context, { toolUseID, hookDecision })
+        : decideWithoutRules(tool, call.observable, context, hookDecision),
     );
   } catch (err) {
     return Promise.reject(err);
   }
-  return deciding.then((decision) => settlePermission(call, decision));
 }
 
 /** A plain allow, the usual verdict, needs nothing more to wait for. */
@@ -242,12 +249,46 @@ async function settleAskOrChange(call: ResolvedCall, verdict: PermissionDecision
     return deny(call, decision.behavior === "deny" ? decision.message : `Permission to use ${tool.name} was not granted.`, decision, asked);
   }
   if (decision.updatedInput && !isDeepStrictEqual(decision.updatedInput, call.observable)) {
-    const rejected = await adoptInput(call, decision.updatedInput, "The permission step changed");
+    // The engine's own allow may normalise the input; an answer's change is checked like the model's input.
+    const rejected =
+      decision === verdict ? await adoptInput(call, decision.updatedInput, "The permission step changed") : await adoptAnsweredInput(call, decision.updatedInput, verdict, asked);
     if (rejected) return rejected;
   }
   call.decision = decision;
   reportDecision(call, decision, asked);
   return checkNotAborted(call, call.observable);
+}
+
+/**
+ * An input changed by whoever answered the question (a PermissionRequest hook, the SDK host, the permission
+ * prompt tool) goes through everything the model's input went through: schema, validation, PreToolUse hooks,
+ * the rules and the path checks. The answer's yes stands in for a new question only where it answers what was
+ * asked; a changed input that needs a yes for something else (a protected path, a path outside the working
+ * directories, an ask rule, a hook's ask) is denied rather than asked again: an answerer that rewrites inputs
+ * could rewrite the second answer too, and the model can make that call itself to have the right question asked.
+ */
+async function adoptAnsweredInput(call: ResolvedCall, updatedInput: AnyObject, question: PermissionDecision, asked: boolean): Promise<StageResult> {
+  const invalid = await adoptInput(call, updatedInput, "The answer to the permission question changed");
+  if (invalid) return invalid;
+  const stopped = call.context.hookRunner ? await preToolUseHooks(call, call.context.hookRunner, false) : undefined;
+  if (stopped) return stopped;
+  const recheck = await decide(call);
+  const changed = `The answer to the permission question changed the input of ${call.tool.name}`;
+  if (recheck.behavior === "deny") {
+    const message = `${changed}, and the changed input is not allowed: ${recheck.message} Nothing ran.`;
+    return deny(call, message, { ...recheck, message }, asked);
+  }
+  if (recheck.behavior === "ask") {
+    const approved = askSubjects(question);
+    if ([...askSubjects(recheck)].some((subject) => !approved.has(subject))) {
+      const message = `${changed}, and the changed input needs an approval that answer did not give: ${recheck.message} Nothing ran; to run it, make that call yourself so that it is asked.`;
+      return deny(call, message, { behavior: "deny", message, decisionReason: recheck.decisionReason }, asked);
+    }
+  }
+  if (recheck.behavior === "allow" && recheck.updatedInput && !isDeepStrictEqual(recheck.updatedInput, call.observable)) {
+    return adoptInput(call, recheck.updatedInput, "The permission step changed");
+  }
+  return undefined;
 }
 
 /** A started call: progress not yet passed on, and whether the call has finished or been interrupted. */

@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { ensurePrivateDirSync, openPrivateFileSync } from "../../util/privateFiles.js";
 
 /** Output longer than this (in characters) is shown as head + tail with the count cut. */
 export const MAX_INLINE_OUTPUT_CHARS = 30_000;
@@ -96,8 +97,8 @@ export class OutputCollector {
   private openFile(): fs.WriteStream | undefined {
     if (this.file || this.fileError) return this.file;
     try {
-      fs.mkdirSync(path.dirname(this.filePath), { recursive: true });
-      const file = fs.createWriteStream(this.filePath, { fd: fs.openSync(this.filePath, "w"), highWaterMark: FILE_BUFFER_BYTES });
+      ensurePrivateDirSync(path.dirname(this.filePath));
+      const file = fs.createWriteStream(this.filePath, { fd: openPrivateFileSync(this.filePath, "w"), highWaterMark: FILE_BUFFER_BYTES });
       file.on("error", (err) => (this.fileError = err));
       for (const chunk of this.head) file.write(chunk);
       this.file = file;

@@ -4,6 +4,7 @@ import path from "node:path";
 import { codeUnitBytes, bomLength, type TextEncoding } from "../files/encoding.js";
 import { readFull, type ReadSource } from "./source.js";
 import type { LineIndex } from "./window.js";
+import { ensurePrivateDirSync } from "../../util/privateFiles.js";
 
 /**
  * Line indexes of large files, kept in memory for this process and on disk under the data home for later
@@ -123,7 +124,7 @@ export function saveLineIndex(home: string, v: FileVersion, index: LineIndex): v
   const target = indexFile(home, v);
   const temp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDirSync(dir);
     const body = JSON.stringify({
       format: FORMAT,
       // The version fields alone: `v` is often a whole fs.Stats.

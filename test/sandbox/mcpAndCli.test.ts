@@ -34,7 +34,7 @@ async function filesystemSession(sandbox: boolean | undefined, allowedDir: strin
     JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM_SERVER, allowedDir], ...(sandbox !== undefined && { sandbox }) } } }),
   );
   const home = tempDir("tg-sbx-home-");
-  const session = await createSession({ cwd, home, mcpConfigFiles: [], env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") } });
+  const session = await createSession({ cwd, home, mcpConfigFiles: [], trust: true, env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") } });
   sessions.push(session);
   return { session, cwd };
 }
@@ -65,7 +65,7 @@ describe.skipIf(!!skipReason)("stdio MCP servers in the sandbox", () => {
     const cwd = tempDir("tg-sbx-mcp-");
     fs.writeFileSync(path.join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM_SERVER, cwd], sandbox: true } } }));
     const home = tempDir("tg-sbx-home-");
-    const session = await createSession({ cwd, home, sandbox: false, mcpConfigFiles: [], env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") } });
+    const session = await createSession({ cwd, home, sandbox: false, mcpConfigFiles: [], trust: true, env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") } });
     sessions.push(session);
     expect(session.mcp!.client("fs")!.status).toBe("failed");
     expect(session.warnings.join("\n")).toMatch(/MCP server fs is failed: .*sandbox/);

@@ -244,6 +244,9 @@ async function settleAskOrChange(call: ResolvedCall, verdict: PermissionDecision
   if (decision.updatedInput && !isDeepStrictEqual(decision.updatedInput, call.observable)) {
     const rejected = await adoptInput(call, decision.updatedInput, "The permission step changed");
     if (rejected) return rejected;
+  } else if (verdict.checkedPath && !decision.checkedPath) {
+    // A prompt's or hook's allow approves the verdict it was shown, so the call uses the file that verdict judged.
+    decision = { ...decision, checkedPath: verdict.checkedPath };
   }
   call.decision = decision;
   reportDecision(call, decision, asked);

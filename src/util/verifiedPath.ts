@@ -78,6 +78,14 @@ export function verifyDescriptor(fd: number, expected: string, identity?: string
   if (real !== expected || identityAt(expected) !== actual) throw new PathChangedError(expected);
 }
 
+function isSymlink(target: string): boolean {
+  try {
+    return fs.lstatSync(target).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /** `flags` plus O_NOFOLLOW on `openPath`, then verified to be the file at `expected`; closed again if it is not. */
 function openVerifiedAt(openPath: string, expected: string, flags: number, identity?: string): number {
   let fd: number;
@@ -85,7 +93,9 @@ function openVerifiedAt(openPath: string, expected: string, flags: number, ident
     fd = fs.openSync(openPath, flags | O_NOFOLLOW);
   } catch (err) {
     // The real path has no symlink in it; one there now was put there after the check (unless it is a loop).
-    if ((err as NodeJS.ErrnoException).code === "ELOOP" && !resolvePhysicalPath(expected).loop) throw new PathChangedError(expected);
+    // O_NOFOLLOW refuses it with ELOOP, or ENOTDIR when a directory was asked for.
+    const code = (err as NodeJS.ErrnoException).code;
+    if ((code === "ELOOP" || code === "ENOTDIR") && isSymlink(openPath) && !resolvePhysicalPath(expected).loop) throw new PathChangedError(expected);
     throw err;
   }
   try {

@@ -18,6 +18,7 @@ import type { PermissionMode } from "../../../src/core/permissionTypes.js";
 import { hasPermissionsToUseTool } from "../../../src/permissions/index.js";
 import { permissionContext, rule } from "../../permissions/helpers.js";
 import { rejectAll, tempDir } from "../../helpers.js";
+import { makePdf } from "../Read/fixtures.js";
 import { session, type Session } from "./harness.js";
 
 const SECRET = "SECRET-KEY-d41d8cd98f00b204";
@@ -228,5 +229,168 @@ describe("a racing process flips a symlink between check and use", () => {
     console.log(`Write race (swapped directory), ${ATTEMPTS} attempts:`, outcomes, `${escaped.length} files outside`);
     expect(escaped).toEqual([]);
     expect(outcomes.written).toBeGreaterThan(0);
+  });
+});
+
+/** A prompt that changes the disk (the race, made to happen every time) and then says yes. */
+function swapThenAllow(swap: () => void): CanUseToolFn {
+  return async (_tool, _input, _ctx, _msg, _id, decision) => {
+    if (decision.behavior !== "ask") return decision;
+    swap();
+    return { behavior: "allow" };
+  };
+}
+
+/** Replace the real directory `dir` with a symlink to `elsewhere` (the original kept beside it). */
+function swapDirectoryForLink(dir: string, elsewhere: string): void {
+  fs.renameSync(dir, `${dir}.real`);
+  fs.symlinkSync(elsewhere, dir);
+}
+
+describe("the swap happens exactly between the permission check and the call (inside the prompt)", () => {
+  it("Read of an approved symlink reads the file that was approved, not the one the link points to now", async () => {
+    const l = layout();
+    const approved = path.join(l.outside, "notes.txt");
+    fs.writeFileSync(approved, "approved notes\n");
+    const link = path.join(l.cwd, "link");
+    pointLink(link, approved);
+    // Outside the working directory: Read asks, and the prompt repoints the link at the secret.
+    const s = raceSession(l, "default", swapThenAllow(() => pointLink(link, l.secretFile)));
+    const r = await s.run("Read", { file_path: "link" });
+    expect(r.text).not.toContain(SECRET);
+    expect(r.outcome).toBe("success");
+    expect(r.text).toContain("approved notes");
+  });
+
+  it("Read fails closed when a directory on the checked real path is swapped for a symlink to the secret", async () => {
+    const l = layout();
+    const notes = path.join(l.outside, "ssh");
+    fs.mkdirSync(notes);
+    fs.writeFileSync(path.join(notes, "id_rsa"), "not a key\n");
+    const s = raceSession(l, "default", swapThenAllow(() => swapDirectoryForLink(notes, path.dirname(l.secretFile))));
+    const r = await s.run("Read", { file_path: path.join(notes, "id_rsa") });
+    expect(r.text).not.toContain(SECRET);
+    expect(r.outcome).not.toBe("success");
+    expect(r.text).toMatch(CHANGED);
+    expect(r.text).toContain("nothing was read");
+  });
+
+  it("Read fails closed when another file was renamed over the checked one", async () => {
+    const l = layout();
+    const target = path.join(l.outside, "notes.txt");
+    fs.writeFileSync(target, "checked\n");
+    const other = path.join(l.outside, "other.txt");
+    fs.writeFileSync(other, "swapped in\n");
+    const s = raceSession(l, "default", swapThenAllow(() => fs.renameSync(other, target)));
+    const r = await s.run("Read", { file_path: target });
+    expect(r.text).toMatch(CHANGED);
+    expect(r.text).not.toContain("swapped in");
+  });
+
+  it("Read of a PDF fails closed too: poppler never gets the swapped file", async () => {
+    const l = layout();
+    const dir = path.join(l.outside, "docs");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "a.pdf"), makePdf(["public page"]));
+    const secretDir = path.join(l.outside, "secret-docs");
+    fs.mkdirSync(secretDir);
+    fs.writeFileSync(path.join(secretDir, "a.pdf"), makePdf([SECRET]));
+    const s = raceSession(l, "default", swapThenAllow(() => swapDirectoryForLink(dir, secretDir)));
+    const r = await s.run("Read", { file_path: path.join(dir, "a.pdf") });
+    expect(r.text).not.toContain(SECRET);
+    expect(r.text).toMatch(CHANGED);
+  });
+
+  it("Write fails closed when its parent directory is swapped for a symlink to outside, and writes nothing there", async () => {
+    const l = layout();
+    const sub = path.join(l.cwd, "sub");
+    fs.mkdirSync(sub);
+    // default mode: a write inside the working directory asks.
+    const s = raceSession(l, "default", swapThenAllow(() => swapDirectoryForLink(sub, l.outside)));
+    const r = await s.run("Write", { file_path: "sub/new.txt", content: "hello\n" });
+    expect(r.outcome).not.toBe("success");
+    expect(r.text).toMatch(CHANGED);
+    expect(r.text).toContain("nothing was written");
+    expect(filesUnder(l.outside)).toEqual([]);
+  });
+
+  it("Write creating parent directories does not follow a symlink planted where a new directory goes", async () => {
+    const l = layout();
+    const s = raceSession(l, "default", swapThenAllow(() => fs.symlinkSync(l.outside, path.join(l.cwd, "newdir"))));
+    const r = await s.run("Write", { file_path: "newdir/deeper/f.txt", content: "hello\n" });
+    expect(r.text).toMatch(CHANGED);
+    expect(filesUnder(l.outside)).toEqual([]);
+  });
+
+  it("Write through a symlink repointed during the prompt writes the approved target and leaves the new one alone", async () => {
+    const l = layout();
+    const inside = path.join(l.cwd, "inside.txt");
+    const victim = path.join(l.outside, "victim.txt");
+    fs.writeFileSync(inside, "");
+    fs.writeFileSync(victim, "");
+    const link = path.join(l.cwd, "flink");
+    pointLink(link, inside);
+    const s = raceSession(l, "default", swapThenAllow(() => pointLink(link, victim)));
+    const r = await s.run("Write", { file_path: "flink", content: "new content\n" });
+    expect(r.outcome).toBe("success");
+    expect(fs.readFileSync(victim, "utf8")).toBe("");
+    expect(fs.readFileSync(inside, "utf8")).toBe("new content\n");
+  });
+
+  it("Edit's checkpoint backs up the verified file; a swapped directory fails closed before anything is backed up or written", async () => {
+    const l = layout();
+    const sub = path.join(l.cwd, "sub");
+    fs.mkdirSync(sub);
+    fs.writeFileSync(path.join(sub, "a.txt"), "hello\n");
+    // The same bytes outside, so staleness cannot tell the two apart.
+    fs.writeFileSync(path.join(l.outside, "a.txt"), "hello\n");
+    let swap = () => {};
+    const s = raceSession(l, "default", swapThenAllow(() => swap()));
+    expect((await s.run("Read", { file_path: "sub/a.txt" })).outcome).toBe("success");
+
+    swap = () => swapDirectoryForLink(sub, l.outside);
+    const r = await s.run("Edit", { file_path: "sub/a.txt", old_string: "hello", new_string: "bye" }, "msg_edit");
+    expect(r.text).toMatch(CHANGED);
+    expect(fs.readFileSync(path.join(l.outside, "a.txt"), "utf8")).toBe("hello\n");
+    expect(filesUnder(l.outside)).toEqual(["a.txt"]);
+    expect(s.ctx.fileHistory.changedFiles("msg_edit")).toEqual([]);
+  });
+
+  it("Edit through a symlink repointed during the prompt checkpoints and edits the approved file only", async () => {
+    const l = layout();
+    const inside = path.join(l.cwd, "a.txt");
+    const victim = path.join(l.outside, "a.txt");
+    fs.writeFileSync(inside, "hello\n");
+    fs.writeFileSync(victim, "hello\n");
+    const link = path.join(l.cwd, "flink");
+    pointLink(link, inside);
+    let swap = () => {};
+    const s = raceSession(l, "default", swapThenAllow(() => swap()));
+    expect((await s.run("Read", { file_path: "flink" })).outcome).toBe("success");
+
+    swap = () => pointLink(link, victim);
+    const r = await s.run("Edit", { file_path: "flink", old_string: "hello", new_string: "bye" }, "msg_edit");
+    expect(r.outcome).toBe("success");
+    expect(fs.readFileSync(victim, "utf8")).toBe("hello\n");
+    expect(fs.readFileSync(inside, "utf8")).toBe("bye\n");
+    expect(s.ctx.fileHistory.changedFiles("msg_edit")).toEqual([inside]);
+    expect(s.ctx.fileHistory.checkpointContent("msg_edit", inside)?.bytes.toString()).toBe("hello\n");
+  });
+
+  it("NotebookEdit fails closed when the notebook's directory is swapped during the prompt", async () => {
+    const l = layout();
+    const sub = path.join(l.cwd, "nb");
+    fs.mkdirSync(sub);
+    const notebook = JSON.stringify({ cells: [{ cell_type: "code", id: "c1", source: "x = 1", metadata: {}, outputs: [], execution_count: null }], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+    fs.writeFileSync(path.join(sub, "a.ipynb"), notebook);
+    fs.writeFileSync(path.join(l.outside, "a.ipynb"), notebook);
+    let swap = () => {};
+    const s = raceSession(l, "default", swapThenAllow(() => swap()));
+    expect((await s.run("Read", { file_path: "nb/a.ipynb" })).outcome).toBe("success");
+
+    swap = () => swapDirectoryForLink(sub, l.outside);
+    const r = await s.run("NotebookEdit", { notebook_path: "nb/a.ipynb", cell_id: "c1", new_source: "x = 2" });
+    expect(r.text).toMatch(CHANGED);
+    expect(fs.readFileSync(path.join(l.outside, "a.ipynb"), "utf8")).toBe(notebook);
   });
 });

@@ -338,8 +338,9 @@ export function prepareFileRewrite(
   context: ToolUseContext,
   rewrite: TextRewrite,
   missingHint = "",
+  given?: FileOnDisk,
 ): PrepareResult {
-  const located = locateTarget(request, context);
+  const located = locateTarget(request, context, given);
   if (!located.ok) return located;
   const { absPath, stat, file } = located;
   if (!stat) return fail("missing", missingFileMessage(absPath, context, missingHint));

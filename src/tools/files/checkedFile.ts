@@ -29,12 +29,12 @@ export function checkedPathFor(context: ToolUseContext, absPath: string): { chec
   const checked = context.permissionDecision?.checkedPath;
   if (checked?.path === absPath) return { checked, judged: true };
   // The check judged another path (the cwd moved since): this one was never judged.
-  if (checked) throw fileChangedError(absPath, "used");
+  if (checked) throw fileChangedError(absPath, "done");
   return { checked: checkPathOnDisk(absPath), judged: false };
 }
 
 /** The model's error when the file changed between the permission check and its use. */
-export function fileChangedError(shownPath: string, nothing: "read" | "written" | "used"): FileToolError {
+export function fileChangedError(shownPath: string, nothing: "read" | "written" | "done"): FileToolError {
   return new FileToolError(
     `${shownPath} changed during the operation: it no longer leads to the file the permission check approved (a symlink or a directory on its path was replaced in the meantime), so nothing was ${nothing}. ` +
       `Check where the path leads now (e.g. ls -l), then retry if it is the file you meant.`,

@@ -90,18 +90,22 @@ export function fileAtPath(absPath: string): FileOnDisk {
   };
 }
 
-/** Every byte of `fd` from its start, with positioned reads (the descriptor's own offset does not matter). */
+/** Every byte of `fd` from its start, with positioned reads into one buffer sized by its stat (the descriptor's own offset does not matter). */
 function readFromStart(fd: number): Buffer {
-  const chunks: Buffer[] = [];
-  let position = 0;
+  // One byte more than the size, so the end is seen without a second buffer; grown only if the file grew.
+  let buffer = Buffer.allocUnsafe(fs.fstatSync(fd).size + 1);
+  let filled = 0;
   for (;;) {
-    const chunk = Buffer.allocUnsafe(Math.max(64 * 1024, Math.min(64 * 1024 * 1024, fs.fstatSync(fd).size - position + 1)));
-    const n = fs.readSync(fd, chunk, 0, chunk.length, position);
+    if (filled === buffer.length) {
+      const bigger = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(bigger, 0, 0, filled);
+      buffer = bigger;
+    }
+    const n = fs.readSync(fd, buffer, filled, Math.min(buffer.length - filled, 1024 ** 3), filled);
     if (n === 0) break;
-    chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
-    position += n;
+    filled += n;
   }
-  return Buffer.concat(chunks, position);
+  return buffer.subarray(0, filled);
 }
 
 /** A writer's target, opened and verified at the start of its critical section. */

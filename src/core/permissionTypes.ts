@@ -86,10 +86,24 @@ export type PermissionDecisionReason =
   | { type: "nonInteractive"; reason: string }
   | { type: "other"; reason: string };
 
+/**
+ * The file a path verdict judged, as it was when it was judged: the tool opens this real path and checks it
+ * is still that file (and not one a symlink swapped in since), so check and use are the same file.
+ */
+export interface CheckedPath {
+  /** The absolute path the tool was given. */
+  path: string;
+  /** Its real path (every symlink resolved, also a dangling one), which the rules judged. */
+  realPath: string;
+  /** Device and inode of the file there when it was judged; absent when none existed. */
+  identity?: string;
+}
+
 export interface PermissionAllowDecision<Input = Record<string, unknown>> {
   behavior: "allow";
   updatedInput?: Input;
   decisionReason?: PermissionDecisionReason;
+  checkedPath?: CheckedPath;
 }
 
 export interface PermissionDenyDecision {
@@ -98,6 +112,7 @@ export interface PermissionDenyDecision {
   decisionReason?: PermissionDecisionReason;
   /** Rules that would have allowed the call (shown when a non-interactive session denies an ask). */
   suggestions?: PermissionUpdate[];
+  checkedPath?: CheckedPath;
 }
 
 export interface PermissionAskDecision<Input = Record<string, unknown>> {
@@ -107,6 +122,7 @@ export interface PermissionAskDecision<Input = Record<string, unknown>> {
   /** Rules the user may remember so the same call is not asked again. */
   suggestions?: PermissionUpdate[];
   updatedInput?: Input;
+  checkedPath?: CheckedPath;
 }
 
 /** A tool's own verdict: `passthrough` means "no opinion, let the rule engine decide (ask by default)". */
@@ -115,6 +131,7 @@ export interface PermissionPassthroughResult {
   message: string;
   decisionReason?: PermissionDecisionReason;
   suggestions?: PermissionUpdate[];
+  checkedPath?: CheckedPath;
 }
 
 export type PermissionDecision<Input = Record<string, unknown>> =

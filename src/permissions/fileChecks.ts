@@ -131,29 +131,37 @@ function checkOne(
   };
 }
 
+/** The path and its real path; `realPath`, when the caller resolved it already, is the one judged. */
+function candidatesOf(absPath: string, ctx: ToolPermissionContext, realPath: string | undefined): string[] {
+  if (realPath === undefined) return pathCandidates(absPath, ctx.cwd);
+  const given = path.resolve(ctx.cwd, absPath);
+  return realPath === given ? [given] : [given, realPath];
+}
+
 /** Path verdicts never carry updatedInput, so they fit any tool's PermissionResult<Input>. */
-function checkPath(family: PathRuleTool, absPath: string, ctx: ToolPermissionContext): PermissionResult {
-  const candidates = pathCandidates(absPath, ctx.cwd);
+function checkPath(family: PathRuleTool, absPath: string, ctx: ToolPermissionContext, realPath?: string): PermissionResult {
+  const candidates = candidatesOf(absPath, ctx, realPath);
   return strictest(candidates.map((candidate) => checkOne(family, candidate, candidates[0], ctx)));
 }
 
 /**
- * Read access to an absolute path (Read, Glob, Grep; `Read(...)` rules). Checks the path and its realpath.
+ * Read access to an absolute path (Read, Glob, Grep; `Read(...)` rules). Checks the path and its realpath
+ * (`realPath` when the caller resolved it, so the verdict is about the file it will open).
  * deny rule → deny; ask rule → ask; allow rule → allow; inside a working directory → allow;
  * else passthrough with suggestions (a Read rule for the directory, or adding the directory).
  */
-export function checkReadPermissionForPath<Input = Record<string, unknown>>(absPath: string, ctx: ToolPermissionContext): PermissionResult<Input> {
-  return checkPath("Read", absPath, ctx) as PermissionResult<Input>;
+export function checkReadPermissionForPath<Input = Record<string, unknown>>(absPath: string, ctx: ToolPermissionContext, realPath?: string): PermissionResult<Input> {
+  return checkPath("Read", absPath, ctx, realPath) as PermissionResult<Input>;
 }
 
 /**
  * Write access to an absolute path (Edit, MultiEdit, Write, NotebookEdit, Bash redirections; `Edit(...)` rules).
- * Checks the path and its realpath. deny rule → deny; ask rule → ask (decisionReason type "rule");
+ * Checks the path and its realpath (`realPath` when given). deny rule → deny; ask rule → ask (decisionReason type "rule");
  * safety path (.git/, .toolgate/, .vscode/, SAFETY_FILE_NAMES) → ask (type "safetyCheck");
  * allow rule → allow; acceptEdits and inside a working directory → allow; else passthrough with suggestions.
  */
-export function checkWritePermissionForPath<Input = Record<string, unknown>>(absPath: string, ctx: ToolPermissionContext): PermissionResult<Input> {
-  return checkPath("Edit", absPath, ctx) as PermissionResult<Input>;
+export function checkWritePermissionForPath<Input = Record<string, unknown>>(absPath: string, ctx: ToolPermissionContext, realPath?: string): PermissionResult<Input> {
+  return checkPath("Edit", absPath, ctx, realPath) as PermissionResult<Input>;
 }
 
 /**
@@ -162,8 +170,7 @@ export function checkWritePermissionForPath<Input = Record<string, unknown>>(abs
  * with each relative result).
  */
 export function matchingReadDenyRule(absPath: string, ctx: ToolPermissionContext, realPath?: string): PermissionRule | undefined {
-  const candidates = realPath === undefined ? pathCandidates(absPath, ctx.cwd) : realPath === absPath ? [absPath] : [absPath, realPath];
-  for (const candidate of candidates) {
+  for (const candidate of candidatesOf(absPath, ctx, realPath)) {
     const hit = findMatchingPathRule(ctx, "Read", "deny", candidate);
     if (hit) return hit.rule;
   }

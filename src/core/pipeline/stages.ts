@@ -250,9 +250,15 @@ async function settleAskOrChange(call: ResolvedCall, verdict: PermissionDecision
   }
   if (decision.updatedInput && !isDeepStrictEqual(decision.updatedInput, call.observable)) {
     // The engine's own allow may normalise the input; an answer's change is checked like the model's input.
+    const judged: { checkedPath?: PermissionDecision["checkedPath"] } = {};
     const rejected =
-      decision === verdict ? await adoptInput(call, decision.updatedInput, "The permission step changed") : await adoptAnsweredInput(call, decision.updatedInput, verdict, asked);
+      decision === verdict ? await adoptInput(call, decision.updatedInput, "The permission step changed") : await adoptAnsweredInput(call, decision.updatedInput, verdict, asked, judged);
     if (rejected) return rejected;
+    // The changed input was judged again: the call uses the file that judgement saw.
+    if (judged.checkedPath) decision = { ...decision, checkedPath: judged.checkedPath };
+  } else if (verdict.checkedPath && !decision.checkedPath) {
+    // A prompt's or hook's allow approves the verdict it was shown, so the call uses the file that verdict judged.
+    decision = { ...decision, checkedPath: verdict.checkedPath };
   }
   call.decision = decision;
   reportDecision(call, decision, asked);
@@ -267,7 +273,13 @@ async function settleAskOrChange(call: ResolvedCall, verdict: PermissionDecision
  * directories, an ask rule, a hook's ask) is denied rather than asked again: an answerer that rewrites inputs
  * could rewrite the second answer too, and the model can make that call itself to have the right question asked.
  */
-async function adoptAnsweredInput(call: ResolvedCall, updatedInput: AnyObject, question: PermissionDecision, asked: boolean): Promise<StageResult> {
+async function adoptAnsweredInput(
+  call: ResolvedCall,
+  updatedInput: AnyObject,
+  question: PermissionDecision,
+  asked: boolean,
+  judged: { checkedPath?: PermissionDecision["checkedPath"] },
+): Promise<StageResult> {
   const invalid = await adoptInput(call, updatedInput, "The answer to the permission question changed");
   if (invalid) return invalid;
   const stopped = call.context.hookRunner ? await preToolUseHooks(call, call.context.hookRunner, false) : undefined;
@@ -288,6 +300,7 @@ async function adoptAnsweredInput(call: ResolvedCall, updatedInput: AnyObject, q
   if (recheck.behavior === "allow" && recheck.updatedInput && !isDeepStrictEqual(recheck.updatedInput, call.observable)) {
     return adoptInput(call, recheck.updatedInput, "The permission step changed");
   }
+  if (recheck.checkedPath) judged.checkedPath = recheck.checkedPath;
   return undefined;
 }
 

@@ -16,7 +16,8 @@ import {
   tryEncodeText,
   type TextEncoding,
 } from "../files/encoding.js";
-import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath, statIfExists } from "../files/fileKind.js";
+import { fileAtPath, type FileOnDisk } from "../files/checkedFile.js";
+import { blockedDevicePath, describeSpecialFile, formatBytes, isNotebookPath } from "../files/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../files/fileState.js";
 import { dominantLineEnding, normalizeToLf, spliceOriginal, toLfView } from "../files/lineEndings.js";
 import type { ChangedRange } from "../files/patch.js";
@@ -71,6 +72,8 @@ export interface EditFileOptions {
   byteModeMinBytes?: number;
   /** Override BYTE_FAST_PATH_MIN_BYTES (tests). */
   fastPathMinBytes?: number;
+  /** The file to read and judge: the critical section's verified target; by default the path, looked up anew. */
+  file?: FileOnDisk;
 }
 
 export interface PreparedEdit {
@@ -95,34 +98,25 @@ export type PrepareResult = { ok: true; edit: PreparedEdit } | Refusal<EditError
 
 const fail = (code: EditErrorCode, message: string): PrepareResult => refuse(code, message);
 
-function readWhole(absPath: string): { raw: Buffer; stat: fs.Stats } {
-  const fd = fs.openSync(absPath, "r");
-  try {
-    const stat = fs.fstatSync(fd);
-    return { raw: fs.readFileSync(fd), stat };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 function edited(edit: Omit<PreparedEdit, "oldSource" | "newSource"> & { oldLf: string; newLf: string }): PrepareResult {
   const { oldLf, newLf, ...rest } = edit;
   return { ok: true, edit: { ...rest, oldSource: stringSource(oldLf), newSource: stringSource(newLf) } };
 }
 
-type Located = { ok: true; absPath: string; stat: fs.Stats | undefined } | Refusal<EditErrorCode>;
+type Located = { ok: true; absPath: string; stat: fs.Stats | undefined; file: FileOnDisk } | Refusal<EditErrorCode>;
 
 /** Steps 2-3: the path is not denied by an Edit rule, is not a device, and is a regular file of editable size (or absent). */
-function locateTarget(request: Pick<EditFileRequest, "toolName" | "filePath">, context: ToolUseContext): Located {
+function locateTarget(request: Pick<EditFileRequest, "toolName" | "filePath">, context: ToolUseContext, given?: FileOnDisk): Located {
   // 2. an Edit deny rule
   const absPath = resolveToolPath(request.filePath, context);
-  const denied = editDenial(absPath, context);
+  const file = given ?? fileAtPath(absPath);
+  const denied = editDenial(absPath, context, file.realPath);
   if (denied) return refuse("denied", `${denied} Do not try to change this file another way.`);
   const blocked = blockedDevicePath(absPath);
   if (blocked) return refuse("not_a_file", `${blocked}; ${request.toolName} only changes regular files.`);
 
   // 3. size
-  const stat = statIfExists(absPath);
+  const stat = file.stat();
   if (stat && !stat.isFile()) {
     const kind = describeSpecialFile(stat);
     return refuse("not_a_file", `${absPath} is ${kind}, not a regular file.${stat.isDirectory() ? " Give the path of a file inside it." : ""}`);
@@ -134,13 +128,13 @@ function locateTarget(request: Pick<EditFileRequest, "toolName" | "filePath">, c
     );
   }
 
-  return { ok: true, absPath, stat };
+  return { ok: true, absPath, stat, file };
 }
 
 type Opened = { ok: true; raw: Buffer; state: FileState; encoding: TextEncoding } | Refusal<EditErrorCode>;
 
 /** Steps 6-8 for an existing file: not a notebook, read in this session, unchanged since, writable, decodable text. */
-function openExisting(toolName: string, absPath: string, context: ToolUseContext): Opened {
+function openExisting(toolName: string, absPath: string, file: FileOnDisk, context: ToolUseContext): Opened {
   // 6. notebooks
   if (isNotebookPath(absPath)) {
     return refuse("notebook", `${absPath} is a Jupyter notebook. Edit its cells with NotebookEdit (Read the notebook to see the cell ids).`);
@@ -157,10 +151,10 @@ function openExisting(toolName: string, absPath: string, context: ToolUseContext
   }
 
   // 8. changed since read
-  const { raw, stat: current } = readWhole(absPath);
+  const { raw, stat: current } = file.read();
   if (checkStaleness(state, current, () => raw).stale) return refuse("stale", staleFileMessage(absPath, state, current, "the edit"));
 
-  const readOnly = readOnlyReason(absPath, current);
+  const readOnly = readOnlyReason(file.path, current);
   if (readOnly) return refuse("read_only", `${absPath} cannot be edited: ${readOnly}.`);
 
   const sniff = sniffEncoding(raw, true);
@@ -211,9 +205,9 @@ function prepareChecked(request: EditFileRequest, context: ToolUseContext, optio
   const multi = request.numbered === true;
   const which = (i: number) => (multi ? `Edit ${i + 1} of ${edits.length} failed: ` : "");
   const untouched = multi ? " No edit was applied; the file is unchanged. Fix that edit and send all the edits again." : "";
-  const located = locateTarget(request, context);
+  const located = locateTarget(request, context, options.file);
   if (!located.ok) return located;
-  const { absPath, stat } = located;
+  const { absPath, stat, file } = located;
 
   // 4. missing
   const creating = edits[0].old_string === "";
@@ -226,7 +220,7 @@ function prepareChecked(request: EditFileRequest, context: ToolUseContext, optio
     let encoding: TextEncoding = "utf8";
     let raw: Buffer | undefined;
     if (stat) {
-      raw = readWhole(absPath).raw;
+      raw = file.read().raw;
       const sniff = sniffEncoding(raw, true);
       if (sniff.kind !== "text" || decodeText(raw, sniff.encoding).trim() !== "") {
         return fail(
@@ -234,7 +228,7 @@ function prepareChecked(request: EditFileRequest, context: ToolUseContext, optio
           `${absPath} already exists and is not empty, so an empty old_string (which means "create this file") was refused. To change part of it, Read it and put the text to replace in old_string; to replace all of it, Read it and use Write.`,
         );
       }
-      const readOnly = readOnlyReason(absPath, stat);
+      const readOnly = readOnlyReason(file.path, stat);
       if (readOnly) return fail("read_only", `${absPath} cannot be edited: ${readOnly}.`);
       encoding = sniff.encoding;
     }
@@ -260,7 +254,7 @@ function prepareChecked(request: EditFileRequest, context: ToolUseContext, optio
     });
   }
 
-  const opened = openExisting(request.toolName, absPath, context);
+  const opened = openExisting(request.toolName, absPath, file, context);
   if (!opened.ok) return opened;
   const { raw, state, encoding } = opened;
 
@@ -344,12 +338,13 @@ export function prepareFileRewrite(
   context: ToolUseContext,
   rewrite: TextRewrite,
   missingHint = "",
+  given?: FileOnDisk,
 ): PrepareResult {
-  const located = locateTarget(request, context);
+  const located = locateTarget(request, context, given);
   if (!located.ok) return located;
-  const { absPath, stat } = located;
+  const { absPath, stat, file } = located;
   if (!stat) return fail("missing", missingFileMessage(absPath, context, missingHint));
-  const opened = openExisting(request.toolName, absPath, context);
+  const opened = openExisting(request.toolName, absPath, file, context);
   if (!opened.ok) return opened;
   const { raw, state, encoding } = opened;
   const decoded = decodeOrRefuse(raw, encoding, absPath, formatBytes(raw.length));
@@ -393,8 +388,8 @@ export function createEditWriter<Input>(label: string, toRequest: (input: Input)
   return createFileWriter<Input, PreparedEdit>({
     label,
     filePath: (input) => toRequest(input).filePath,
-    prepare(input, context) {
-      const prepared = prepareFileEdit(toRequest(input), context);
+    prepare(input, context, file) {
+      const prepared = prepareFileEdit(toRequest(input), context, { file });
       return prepared.ok ? { ok: true, plan: prepared.edit } : prepared;
     },
     write: editWriteOf,

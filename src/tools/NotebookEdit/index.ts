@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext } from "../../core/Tool.js";
@@ -7,7 +6,8 @@ import type { FileState } from "../../core/fileStateCache.js";
 import { readOnlyReason } from "../files/commit.js";
 import { createFileWriter, refusalCodes, type Prepared } from "../files/fileWriter.js";
 import { decodeText, sniffEncoding, tryEncodeText } from "../files/encoding.js";
-import { describeSpecialFile, isNotebookPath, statIfExists } from "../files/fileKind.js";
+import type { FileOnDisk } from "../files/checkedFile.js";
+import { describeSpecialFile, isNotebookPath } from "../files/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../files/fileState.js";
 import { normalizeToLf } from "../files/lineEndings.js";
 import { cellDisplayId, findCellIndex, notebookLanguage, parseNotebook } from "../files/notebook.js";
@@ -79,12 +79,12 @@ function listCells(ids: string[]): string {
   return ids.length > 20 ? `${shown}, … (${ids.length} cells)` : shown;
 }
 
-function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext): PrepareResult {
+function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext, file: FileOnDisk): PrepareResult {
   const absPath = resolveToolPath(input.notebook_path, context);
-  const denied = editDenial(absPath, context);
+  const denied = editDenial(absPath, context, file.realPath);
   if (denied) return fail("denied", `${denied} Do not try to change this file another way.`);
   if (!isNotebookPath(absPath)) return fail("not_notebook", `${absPath} is not a Jupyter notebook (.ipynb). Use Edit for other files.`);
-  const stat = statIfExists(absPath);
+  const stat = file.stat();
   if (!stat) return fail("missing", missingFileMessage(absPath, context, "To create a notebook, use Write with the notebook's JSON."));
   if (!stat.isFile()) return fail("not_a_file", `${absPath} is ${describeSpecialFile(stat)}, not a notebook file.`);
 
@@ -92,10 +92,10 @@ function prepareNotebookEdit(input: NotebookEditInput, context: ToolUseContext):
   if (!state || state.isPartialView) {
     return fail("not_read", `${absPath} has not been read in this session. Read the notebook first (it shows each cell's id), then retry.`);
   }
-  const raw = fs.readFileSync(absPath);
+  const { raw } = file.read();
   const current = { mtimeMs: stat.mtimeMs, size: raw.length };
   if (checkStaleness(state, current, () => raw).stale) return fail("stale", staleFileMessage(absPath, state, current, "the notebook edit"));
-  const readOnly = readOnlyReason(absPath, stat);
+  const readOnly = readOnlyReason(file.path, stat);
   if (readOnly) return fail("read_only", `${absPath} cannot be edited: ${readOnly}.`);
 
   const sniff = sniffEncoding(raw, true);

@@ -27,6 +27,8 @@ import { READ_CHUNK_BYTES, readLineWindow, type LineIndex } from "./window.js";
 import { loadLineIndex, saveLineIndex } from "./lineIndexStore.js";
 import { findLineFromEnd } from "./tail.js";
 import { openReadSource, readFull, type ReadSource } from "./source.js";
+import { checkedPathFor, fileChangedError } from "../files/checkedFile.js";
+import { descriptorPathForChildren, openVerifiedFile, PathChangedError } from "../../util/verifiedPath.js";
 
 export const READ_TOOL_NAME = "Read";
 /** The text of one result stops growing here (the window ends early and says where to continue). */
@@ -91,6 +93,16 @@ function statOrError(absPath: string): fs.Stats | NodeJS.ErrnoException {
   }
 }
 
+/** Opens what the permission check judged; a file swapped since fails closed, with nothing read. */
+async function openChecked<T>(absPath: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (err) {
+    if (err instanceof PathChangedError) throw fileChangedError(absPath, "read");
+    throw err;
+  }
+}
+
 function binaryMessage(absPath: string, reason: string): string {
   return (
     `${absPath} is a binary file (${reason}). Read shows text files, images (png, jpg, gif, webp), PDFs and Jupyter notebooks. ` +
@@ -117,7 +129,7 @@ async function readImage(handle: ReadSource, absPath: string, filePath: string, 
   return { type: "image", file: { filePath, base64: bytes.toString("base64"), mediaType: info.mediaType, originalSize: bytes.length, width: info.width, height: info.height } };
 }
 
-async function readNotebook(handle: ReadSource, absPath: string, filePath: string, stat: fs.Stats, context: ToolUseContext): Promise<ReadOutput | undefined> {
+async function readNotebook(handle: ReadSource, absPath: string, realPath: string, filePath: string, stat: fs.Stats, context: ToolUseContext): Promise<ReadOutput | undefined> {
   if (stat.size > MAX_NOTEBOOK_BYTES) return undefined;
   const raw = await handle.readFile();
   const sniff = sniffEncoding(raw, true);
@@ -126,14 +138,15 @@ async function readNotebook(handle: ReadSource, absPath: string, filePath: strin
   const parsed = parseNotebook(text);
   if (!parsed.ok) return undefined;
   const rendered = renderNotebook(parsed.notebook, MAX_READ_OUTPUT_CHARS);
-  recordFileState(context, absPath, {
+  const state = {
     contentHash: hashContent(raw),
     content: text,
     mtimeMs: stat.mtimeMs,
     size: stat.size,
     timestamp: Date.now(),
     coversWholeFile: rendered.shownCells === rendered.cellCount,
-  });
+  };
+  recordFileState(context, absPath, state, realPath);
   return { type: "notebook", file: { filePath, text: rendered.text, images: rendered.images, cellCount: rendered.cellCount, shownCells: rendered.shownCells } };
 }
 
@@ -193,7 +206,7 @@ async function readHead(handle: ReadSource): Promise<Buffer> {
   return buffer.subarray(0, await readFull(handle, buffer, 0));
 }
 
-async function readText(handle: ReadSource, absPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
+async function readText(handle: ReadSource, absPath: string, realPath: string, filePath: string, stat: fs.Stats, input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
   const head = handle.bytes ? handle.bytes.subarray(0, SNIFF_BYTES) : await readHead(handle);
   const sniff = sniffEncoding(head, head.length >= stat.size);
   if (sniff.kind === "binary") throw new FileToolError(binaryMessage(absPath, sniff.reason), "read:binary");
@@ -234,7 +247,7 @@ async function readText(handle: ReadSource, absPath: string, filePath: string, s
   const coversWholeFile = !countedFromEnd && startLine === 1 && window.lines.length === totalLines && window.truncatedLines === 0;
   const wholeFile = window.wholeFile ?? (start.kind === "line" ? start.wholeFile : undefined);
   const content = coversWholeFile && wholeFile ? decodeText(wholeFile, encoding) : undefined;
-  recordFileState(context, absPath, {
+  const state = {
     contentHash: window.contentHash ?? "",
     content,
     mtimeMs: stat.mtimeMs,
@@ -243,7 +256,8 @@ async function readText(handle: ReadSource, absPath: string, filePath: string, s
     limit,
     timestamp: Date.now(),
     coversWholeFile,
-  });
+  };
+  recordFileState(context, absPath, state, realPath);
   const file: TextFileView = {
     filePath,
     content: window.lines.join("\n"),
@@ -336,7 +350,13 @@ export const ReadTool = buildTool({
   },
   async call(input, context) {
     const absPath = resolveToolPath(input.file_path, context);
-    const handle = await openReadSource(absPath);
+    const { checked, judged } = checkedPathFor(context, absPath);
+    if (!judged) {
+      // No permission check judged this resolution: at least no Read rule may deny the file opened.
+      const denied = readDenial(absPath, context, checked.realPath);
+      if (denied) throw new FileToolError(denied, "read:denied");
+    }
+    const handle = await openChecked(absPath, () => openReadSource(checked.realPath, checked.identity));
     try {
       const stat = await handle.stat();
       const special = describeSpecialFile(stat);
@@ -347,13 +367,19 @@ export const ReadTool = buildTool({
       }
       if (isPdfPath(absPath)) {
         const pages = input.pages === undefined ? undefined : (parsePageRange(input.pages) as PageRange);
-        return { data: await readPdf(absPath, input.file_path, pages, context.abortController.signal) };
+        // poppler opens the file itself: it gets a path to the verified descriptor, not the path that was checked.
+        const fd = await openChecked(absPath, async () => openVerifiedFile(checked.realPath, fs.constants.O_RDONLY, checked.identity));
+        try {
+          return { data: await readPdf(descriptorPathForChildren(fd, checked.realPath), input.file_path, pages, context.abortController.signal) };
+        } finally {
+          fs.closeSync(fd);
+        }
       }
       if (isNotebookPath(absPath)) {
-        const notebook = await readNotebook(handle, absPath, input.file_path, stat, context);
+        const notebook = await readNotebook(handle, absPath, checked.realPath, input.file_path, stat, context);
         if (notebook) return { data: notebook };
       }
-      return { data: await readText(handle, absPath, input.file_path, stat, input, context) };
+      return { data: await readText(handle, absPath, checked.realPath, input.file_path, stat, input, context) };
     } finally {
       await handle.close();
     }

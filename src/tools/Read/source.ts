@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { openVerifiedFile } from "../../util/verifiedPath.js";
 
 /** The part of a FileHandle that Read uses; small files are served from memory behind the same shape. */
 export interface ReadSource {
@@ -68,9 +69,13 @@ function descriptorSource(fd: number, stat: fs.Stats): ReadSource {
   };
 }
 
-/** Open a file for Read: small regular files come back in memory, everything else as a streaming source. */
-export async function openReadSource(absPath: string): Promise<ReadSource> {
-  const fd = fs.openSync(absPath, READ_FLAGS);
+/**
+ * Open a file for Read: small regular files come back in memory, everything else as a streaming source.
+ * `realPath` is the real path the permission check judged; the descriptor is verified to be that file (and,
+ * with `identity`, the very file the check saw), else PathChangedError and nothing is read.
+ */
+export async function openReadSource(realPath: string, identity?: string): Promise<ReadSource> {
+  const fd = openVerifiedFile(realPath, READ_FLAGS, identity);
   let keepOpen = false;
   try {
     const stat = fs.fstatSync(fd);

@@ -7,6 +7,7 @@ import type { PermissionResult } from "../../core/permissionTypes.js";
 import { hashContent } from "../../core/fileStateCache.js";
 import { checkpointMessageId, commitFileWrite } from "../files/commit.js";
 import { FileToolError } from "../files/errors.js";
+import { checkPathOnDisk, type FileOnDisk } from "../files/checkedFile.js";
 import { statIfExists } from "../files/fileKind.js";
 import { createFileWriter, refusalCodes, type Prepared, type Refusal } from "../files/fileWriter.js";
 import { notifyAfterWrite, notifyBeforeWrite } from "../files/observers.js";
@@ -105,22 +106,22 @@ function asPrepared(result: ReturnType<typeof prepareFileEdit>): Prepared<Prepar
 }
 
 /** create, str_replace and insert: every check and the new bytes, from the file as it is now. */
-function prepareWrite(input: TextEditorInput, context: ToolUseContext): Prepared<PreparedEdit> {
+function prepareWrite(input: TextEditorInput, context: ToolUseContext, file: FileOnDisk): Prepared<PreparedEdit> {
   const bad = checkParameters(input);
   if (bad) return bad;
   const request = { toolName: TEXT_EDITOR_TOOL_NAME, filePath: input.path };
   switch (input.command) {
     case "create": {
-      const prepared = prepareFileEdit({ ...request, edits: [{ old_string: "", new_string: input.file_text! }] }, context);
+      const prepared = prepareFileEdit({ ...request, edits: [{ old_string: "", new_string: input.file_text! }] }, context, { file });
       if (!prepared.ok && prepared.code === "exists") {
         return refuse("exists", `${resolveToolPath(input.path, context)} already exists and is not empty; create only makes new files. To change it, view it and use str_replace or insert.`);
       }
       return asPrepared(prepared);
     }
     case "str_replace":
-      return asPrepared(prepareFileEdit({ ...request, edits: [{ old_string: input.old_str!, new_string: input.new_str ?? "" }] }, context));
+      return asPrepared(prepareFileEdit({ ...request, edits: [{ old_string: input.old_str!, new_string: input.new_str ?? "" }] }, context, { file }));
     case "insert":
-      return asPrepared(prepareFileRewrite(request, context, insertAfterLine(input.insert_line!, insertText(input)!), "To make a new file, use create."));
+      return asPrepared(prepareFileRewrite(request, context, insertAfterLine(input.insert_line!, insertText(input)!), "To make a new file, use create.", file));
     default:
       throw new Error(`${input.command} is not a writing command`);
   }
@@ -208,7 +209,10 @@ export const TextEditorTool = buildTool({
   // Judged on the command actually given: view needs read access, every other command write access.
   async checkPermissions(input, context): Promise<PermissionResult> {
     const absPath = resolveToolPath(input.path, context);
-    return WRITING_COMMANDS.has(input.command) ? writePermission(absPath, context) : readPermission(absPath, context);
+    // Like fileTarget's check: the verdict carries the real path it judged, which the call opens and verifies.
+    const checkedPath = checkPathOnDisk(absPath);
+    const verdict = WRITING_COMMANDS.has(input.command) ? writePermission(absPath, context, checkedPath.realPath) : readPermission(absPath, context, checkedPath.realPath);
+    return { ...verdict, checkedPath };
   },
   toAutoClassifierInput: (input) => `${input.command} ${input.path}${input.file_text ? `: ${input.file_text}` : ""}${insertText(input) ? `: ${insertText(input)}` : ""}`,
   async validateInput(input, context): Promise<ValidationResult> {

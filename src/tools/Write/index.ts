@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext } from "../../core/Tool.js";
@@ -7,7 +6,8 @@ import type { FileState } from "../../core/fileStateCache.js";
 import { readOnlyReason } from "../files/commit.js";
 import { createFileWriter, refusalCodes, type Prepared } from "../files/fileWriter.js";
 import { decodeText, sniffEncoding, tryEncodeText, type TextEncoding } from "../files/encoding.js";
-import { blockedDevicePath, describeSpecialFile, statIfExists } from "../files/fileKind.js";
+import type { FileOnDisk } from "../files/checkedFile.js";
+import { blockedDevicePath, describeSpecialFile } from "../files/fileKind.js";
 import { checkStaleness, lookupFileState, staleFileMessage } from "../files/fileState.js";
 import { dominantLineEnding, normalizeToLf, toLfView, withLineEnding } from "../files/lineEndings.js";
 import { buildStructuredPatch, diffRange, type StructuredPatchHunk } from "../files/patch.js";
@@ -59,14 +59,14 @@ function describeWindow(state: FileState): string {
 }
 
 /** Every check and the new bytes, synchronously: validation and the critical section share it. */
-function prepareWrite(input: WriteInput, context: ToolUseContext): PrepareResult {
+function prepareWrite(input: WriteInput, context: ToolUseContext, file: FileOnDisk): PrepareResult {
   const absPath = resolveToolPath(input.file_path, context);
-  const denied = editDenial(absPath, context);
+  const denied = editDenial(absPath, context, file.realPath);
   if (denied) return fail("denied", `${denied} Do not try to write this file another way.`);
   const blocked = blockedDevicePath(absPath);
   if (blocked) return fail("not_a_file", `${blocked}; Write only writes regular files.`);
 
-  const stat = statIfExists(absPath);
+  const stat = file.stat();
   if (stat && !stat.isFile()) return fail("not_a_file", `${absPath} is ${describeSpecialFile(stat)}, so Write cannot replace it with a file.`);
   if (!stat) return { ok: true, plan: { absPath, exists: false, bytes: Buffer.from(input.content, "utf8"), text: input.content } };
 
@@ -84,11 +84,11 @@ function prepareWrite(input: WriteInput, context: ToolUseContext): PrepareResult
         `${absPath} exists and you have only seen part of it${describeWindow(state)}. Write replaces the whole file, so lines you have not seen would be lost. Read the whole file first (give Read a limit above its line count), or change it with Edit or MultiEdit.`,
       );
     }
-    const raw = fs.readFileSync(absPath);
+    const { raw } = file.read();
     basis = { raw, state };
     const current = { mtimeMs: stat.mtimeMs, size: raw.length };
     if (checkStaleness(state, current, () => raw).stale) return fail("stale", staleFileMessage(absPath, state, current, "the write"));
-    const readOnly = readOnlyReason(absPath, stat);
+    const readOnly = readOnlyReason(file.path, stat);
     if (readOnly) return fail("read_only", `${absPath} cannot be written: ${readOnly}.`);
     const sniff = sniffEncoding(raw, true);
     if (sniff.kind === "text") {

@@ -3,7 +3,9 @@ import path from "node:path";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { AssistantMessage } from "../../core/messages.js";
 import { hashContent, type FileState } from "../../core/fileStateCache.js";
-import { resolveWriteTarget, writeFileAtomicSync } from "../../util/atomicWrite.js";
+import { writeFileAtomicInto } from "../../util/atomicWrite.js";
+import { makeVerifiedDirectory, openVerifiedDirectory } from "../../util/verifiedPath.js";
+import { failClosed, openWriteTarget, type WriteTarget } from "./checkedFile.js";
 import { recordFileState } from "./fileState.js";
 
 /** Checkpoints are keyed by the assistant message that asked for the change; a message without an id falls back to the tool_use id. */
@@ -16,6 +18,8 @@ export interface CommitOptions {
   parentMessage: AssistantMessage;
   /** The path the model named, resolved to absolute (symlinks are followed here). */
   absPath: string;
+  /** The target the critical section opened and verified (openWriteTarget); without one it is opened here. */
+  target?: WriteTarget;
   bytes: Buffer;
   /** The decoded new content, remembered in readFileState (absent for byte-mode edits of huge files). */
   text?: string;
@@ -26,23 +30,41 @@ export interface CommitOptions {
 
 /**
  * The end of every writer's critical section, all synchronous: create parent directories, checkpoint the
- * file's current state for rewind, write atomically, record the new state as read.
+ * file's current state for rewind, write atomically, record the new state as read. Everything happens in
+ * the verified target: the directories are made through their verified parents, the checkpoint reads the
+ * verified file, and the temp file and rename go through the verified directory.
  */
-export function commitFileWrite({ context, parentMessage, absPath, bytes, text, createParents, coversWholeFile }: CommitOptions): { target: string; state: FileState } {
-  const target = resolveWriteTarget(absPath);
-  if (createParents) fs.mkdirSync(path.dirname(target), { recursive: true });
-  context.fileHistory.checkpoint(target, checkpointMessageId(parentMessage, context));
-  const { stat } = writeFileAtomicSync(target, bytes);
-  const state: FileState = {
-    contentHash: hashContent(bytes),
-    content: text,
-    mtimeMs: stat.mtimeMs,
-    size: stat.size,
-    timestamp: Date.now(),
-    coversWholeFile,
-  };
-  recordFileState(context, absPath, state);
-  return { target, state };
+export function commitFileWrite(options: CommitOptions): { target: string; state: FileState } {
+  const { context, absPath } = options;
+  const target = options.target ?? openWriteTarget(absPath, context);
+  try {
+    return commitInto(target, options);
+  } finally {
+    if (!options.target) target.close();
+  }
+}
+
+function commitInto(target: WriteTarget, { context, parentMessage, absPath, bytes, text, createParents, coversWholeFile }: CommitOptions): { target: string; state: FileState } {
+  const { realPath } = target;
+  const dir =
+    target.dir ?? failClosed(absPath, "written", () => (createParents ? makeVerifiedDirectory : openVerifiedDirectory)(path.dirname(realPath)));
+  try {
+    const existing = target.file.stat();
+    context.fileHistory.checkpoint(realPath, checkpointMessageId(parentMessage, context), existing ? target.file.path : null);
+    const { stat } = writeFileAtomicInto(dir, path.basename(realPath), bytes, existing);
+    const state: FileState = {
+      contentHash: hashContent(bytes),
+      content: text,
+      mtimeMs: stat.mtimeMs,
+      size: stat.size,
+      timestamp: Date.now(),
+      coversWholeFile,
+    };
+    recordFileState(context, absPath, state, realPath);
+    return { target: realPath, state };
+  } finally {
+    if (!target.dir) dir.close();
+  }
 }
 
 /**

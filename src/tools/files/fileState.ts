@@ -34,9 +34,10 @@ export function lookupFileState(context: ToolUseContext, absPath: string): FileS
   return real && real !== absPath ? context.readFileState.get(real) : undefined;
 }
 
-export function recordFileState(context: ToolUseContext, absPath: string, state: FileState): void {
+/** Records the state under the path and its real path (`realPath` when the caller verified which file it read). */
+export function recordFileState(context: ToolUseContext, absPath: string, state: FileState, realPath?: string): void {
   context.readFileState.set(absPath, state);
-  const real = realPathOf(absPath);
+  const real = realPath ?? realPathOf(absPath);
   if (real && real !== absPath) context.readFileState.set(real, state);
 }
 

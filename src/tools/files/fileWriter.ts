@@ -1,10 +1,9 @@
-import fs from "node:fs";
 import type { ToolUseContext, ValidationResult } from "../../core/Tool.js";
 import type { AssistantMessage } from "../../core/messages.js";
 import type { FileState } from "../../core/fileStateCache.js";
 import { commitFileWrite } from "./commit.js";
 import { FileToolError } from "./errors.js";
-import { statIfExists } from "./fileKind.js";
+import { fileAtPath, openWriteTarget, type FileOnDisk } from "./checkedFile.js";
 import { lookupFileState } from "./fileState.js";
 import { notifyBeforeWrite } from "./observers.js";
 import { editDenial, resolveToolPath } from "./toolPaths.js";
@@ -46,8 +45,12 @@ export interface FileWriterSpec<Input, Plan> {
   label: string;
   /** The path the model named. */
   filePath(input: Input): string;
-  /** Every check and the new bytes, synchronously, from the file as it is now. */
-  prepare(input: Input, context: ToolUseContext): Prepared<Plan>;
+  /**
+   * Every check and the new bytes, synchronously, from the file as it is now: `file` is the file by its path
+   * in validation, and in the critical section the target opened and verified to be the one the permission
+   * check judged (every read, stat and Edit-rule check goes through it).
+   */
+  prepare(input: Input, context: ToolUseContext, file: FileOnDisk): Prepared<Plan>;
   /** What to write for a plan. */
   write(plan: Plan): FileWrite;
 }
@@ -63,46 +66,43 @@ export interface FileWriter<Input, Plan> {
   commit(input: Input, context: ToolUseContext, parentMessage: AssistantMessage): Plan;
 }
 
-function readWhole(absPath: string): Buffer {
-  const fd = fs.openSync(absPath, "r");
-  try {
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function stillCurrent(write: FileWrite, absPath: string, context: ToolUseContext): boolean {
+function stillCurrent(write: FileWrite, absPath: string, context: ToolUseContext, file: FileOnDisk): boolean {
   const { basis } = write;
   if (!basis || absPath !== write.absPath || lookupFileState(context, absPath) !== basis.state) return false;
-  const stat = statIfExists(absPath);
+  const stat = file.stat();
   if (!stat?.isFile() || stat.size !== basis.raw.length) return false;
-  return readWhole(absPath).equals(basis.raw) && editDenial(absPath, context) === undefined;
+  return file.read().raw.equals(basis.raw) && editDenial(absPath, context, file.realPath) === undefined;
 }
 
 /** The prepare → commit lifecycle shared by Edit, MultiEdit, Write and NotebookEdit. */
 export function createFileWriter<Input, Plan>(spec: FileWriterSpec<Input, Plan>): FileWriter<Input, Plan> {
   return {
     async validateInput(input, context) {
-      const prepared = spec.prepare(input, context);
+      const absPath = resolveToolPath(spec.filePath(input), context);
+      const prepared = spec.prepare(input, context, fileAtPath(absPath));
       if (!prepared.ok) return { result: false, message: prepared.message, errorCode: prepared.errorCode };
-      await notifyBeforeWrite(context, resolveToolPath(spec.filePath(input), context));
+      await notifyBeforeWrite(context, absPath);
       return { result: true, prepared: prepared.plan };
     },
     commit(input, context, parentMessage) {
       const validated = context.validated as Plan | undefined;
       const absPath = resolveToolPath(spec.filePath(input), context);
-      let plan: Plan;
-      if (validated !== undefined && stillCurrent(spec.write(validated), absPath, context)) {
-        plan = validated;
-      } else {
-        const prepared = spec.prepare(input, context);
-        if (!prepared.ok) throw new FileToolError(prepared.message, `${spec.label}:${prepared.code}`);
-        plan = prepared.plan;
+      const target = openWriteTarget(absPath, context);
+      try {
+        let plan: Plan;
+        if (validated !== undefined && stillCurrent(spec.write(validated), absPath, context, target.file)) {
+          plan = validated;
+        } else {
+          const prepared = spec.prepare(input, context, target.file);
+          if (!prepared.ok) throw new FileToolError(prepared.message, `${spec.label}:${prepared.code}`);
+          plan = prepared.plan;
+        }
+        const { absPath: written, bytes, text, createParents, coversWholeFile } = spec.write(plan);
+        commitFileWrite({ context, parentMessage, absPath: written, target, bytes, text, createParents, coversWholeFile });
+        return plan;
+      } finally {
+        target.close();
       }
-      const { absPath: target, bytes, text, createParents, coversWholeFile } = spec.write(plan);
-      commitFileWrite({ context, parentMessage, absPath: target, bytes, text, createParents, coversWholeFile });
-      return plan;
     },
   };
 }

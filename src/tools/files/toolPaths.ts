@@ -3,6 +3,7 @@ import type { ToolUseContext } from "../../core/Tool.js";
 import type { PermissionResult } from "../../core/permissionTypes.js";
 import { displayPath, expandPath } from "../../core/paths.js";
 import { checkReadPermissionForPath, checkWritePermissionForPath } from "../../permissions/index.js";
+import { checkPathOnDisk } from "./checkedFile.js";
 import { suggestSimilarPath } from "./similarPath.js";
 
 /** The absolute path a tool works on: `~` expanded, relative paths against the session's cwd. */
@@ -27,23 +28,25 @@ export function shownPath(absPath: string, context: ToolUseContext): string {
   return displayPath(absPath, context.getCwd());
 }
 
-export function readPermission<Input = Record<string, unknown>>(absPath: string, context: ToolUseContext): PermissionResult<Input> {
-  return checkReadPermissionForPath(absPath, context.getAppState().toolPermissionContext) as PermissionResult<Input>;
+/** The Read verdict on a path; `realPath`, when given, is the real path judged (else it is resolved). */
+export function readPermission<Input = Record<string, unknown>>(absPath: string, context: ToolUseContext, realPath?: string): PermissionResult<Input> {
+  return checkReadPermissionForPath(absPath, context.getAppState().toolPermissionContext, realPath) as PermissionResult<Input>;
 }
 
-export function writePermission<Input = Record<string, unknown>>(absPath: string, context: ToolUseContext): PermissionResult<Input> {
-  return checkWritePermissionForPath(absPath, context.getAppState().toolPermissionContext) as PermissionResult<Input>;
+/** The Edit verdict on a path; `realPath`, when given, is the real path judged (else it is resolved). */
+export function writePermission<Input = Record<string, unknown>>(absPath: string, context: ToolUseContext, realPath?: string): PermissionResult<Input> {
+  return checkWritePermissionForPath(absPath, context.getAppState().toolPermissionContext, realPath) as PermissionResult<Input>;
 }
 
-/** The deny message when a Read rule denies this path, else undefined. */
-export function readDenial(absPath: string, context: ToolUseContext): string | undefined {
-  const result = readPermission(absPath, context);
+/** The deny message when a Read rule denies this path (or the given real path), else undefined. */
+export function readDenial(absPath: string, context: ToolUseContext, realPath?: string): string | undefined {
+  const result = readPermission(absPath, context, realPath);
   return result.behavior === "deny" ? result.message : undefined;
 }
 
-/** The deny message when an Edit rule denies this path, else undefined. */
-export function editDenial(absPath: string, context: ToolUseContext): string | undefined {
-  const result = writePermission(absPath, context);
+/** The deny message when an Edit rule denies this path (or the given real path), else undefined. */
+export function editDenial(absPath: string, context: ToolUseContext, realPath?: string): string | undefined {
+  const result = writePermission(absPath, context, realPath);
   return result.behavior === "deny" ? result.message : undefined;
 }
 
@@ -64,6 +67,7 @@ export function missingFileMessage(absPath: string, context: ToolUseContext, nex
 /**
  * The members every single-file tool shares, from the input field naming its file: the absolute path hooks and
  * rules see, and the permission check of the rule family that judges it (`Read(...)` or `Edit(...)` rules).
+ * The verdict carries the real path it judged (checkedPath), which the call then opens and verifies.
  */
 export function fileTarget<Input extends Record<string, unknown>>(key: keyof Input & string, family: "read" | "edit") {
   const pathOf = (input: Input) => input[key] as string;
@@ -75,7 +79,9 @@ export function fileTarget<Input extends Record<string, unknown>>(key: keyof Inp
     },
     async checkPermissions(input: Input, context: ToolUseContext): Promise<PermissionResult> {
       const absPath = resolveToolPath(pathOf(input), context);
-      return family === "read" ? readPermission(absPath, context) : writePermission(absPath, context);
+      const checkedPath = checkPathOnDisk(absPath);
+      const verdict = family === "read" ? readPermission(absPath, context, checkedPath.realPath) : writePermission(absPath, context, checkedPath.realPath);
+      return { ...verdict, checkedPath };
     },
   };
 }

@@ -87,7 +87,7 @@ describe("a repository's provider settings cannot take the API key", () => {
 
   it("the folder's trustedFolders, a symlink to a trusted folder's sibling, or a subfolder named like it do not trust it", async () => {
     const attacker = await serve(ANSWER);
-    const honest = await serve(ANSWER);
+    const honest = await serve({ turns: [...ANSWER.turns, ...ANSWER.turns] });
     const base = tempDir("tg-trust-base-");
     const home = tempDir("tg-trust-home-");
     fs.mkdirSync(path.join(base, "work"));

@@ -360,6 +360,49 @@ describe.skipIf(!hasTmux)("colours", () => {
   });
 });
 
+describe.skipIf(!hasTmux)("folder trust", () => {
+  it("a folder that ships a hook is asked about once: no keeps it off, yes runs it and is remembered", async () => {
+    const dir = project();
+    const marker = path.join(dir, "hook-ran");
+    fs.mkdirSync(path.join(dir, ".toolgate"));
+    fs.writeFileSync(path.join(dir, ".toolgate/settings.json"), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: `echo ran > ${marker}` }] }] }, permissions: { allow: ["Bash"] } }));
+    const server = await serve({ turns: [] });
+
+    const declined = open(dir, server);
+    const question = (await declined.waitFor("Do you trust the files in this folder?")).replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+    expect(question).toContain(`SessionStart: echo ran > ${marker}`);
+    expect(question).toContain("permissions.allow");
+    expect(question).toContain("Bash");
+    await declined.key("n");
+    await declined.waitFor(READY);
+    await declined.waitFor("this folder is not trusted", { all: true });
+    expect(fs.existsSync(marker)).toBe(false);
+    await declined.type("/exit");
+    await declined.key("Enter");
+    await waitForFile(declined.exitFile);
+    fs.rmSync(declined.exitFile);
+
+    const accepted = open(dir, server);
+    await accepted.waitFor("Do you trust the files in this folder?");
+    await accepted.key("y");
+    await accepted.waitFor(READY);
+    await waitForFile(marker);
+    const store = JSON.parse(fs.readFileSync(path.join(dir, ".home", "trusted-folders.json"), "utf8"));
+    expect(store.folders.map((f: { path: string }) => f.path)).toEqual([dir]);
+    await accepted.type("/exit");
+    await accepted.key("Enter");
+    await waitForFile(accepted.exitFile);
+    fs.rmSync(accepted.exitFile);
+
+    // remembered: the next start goes straight to the prompt
+    fs.rmSync(marker);
+    const again = open(dir, server);
+    await again.waitFor(READY);
+    expect(again.all()).not.toContain("Do you trust");
+    await waitForFile(marker);
+  });
+});
+
 /** The pid of a running process whose command line is exactly `command`, running in `cwd`. */
 async function waitForProcess(command: string, cwd: string): Promise<number> {
   const deadline = Date.now() + 60_000;

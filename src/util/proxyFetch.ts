@@ -36,11 +36,43 @@ function urlOf(input: Parameters<FetchFunction>[0]): URL | undefined {
   }
 }
 
-/** A fetch over the proxy in `settings` (loopback direct). */
-export async function createProxyFetch(settings: ProxySettings): Promise<FetchFunction> {
+export type Undici = typeof import("undici");
+
+/** undici, loaded on first use (most sessions never need it). */
+export async function loadUndici(): Promise<Undici> {
   const loaded = await import("undici");
   // CommonJS: Node names its exports, the bundle only gives `default` (module.exports) — which both have.
-  const undici = ((loaded as unknown as { default?: typeof loaded }).default ?? loaded) as typeof loaded;
+  return ((loaded as unknown as { default?: Undici }).default ?? loaded) as Undici;
+}
+
+const DEFAULT_PORTS: Record<string, number> = { "http:": 80, "https:": 443 };
+
+/**
+ * The proxy URL a request to `url` goes through, or undefined for a direct connection: loopback hosts and
+ * `NO_PROXY` matches (`*`, `host`, `.host` / `*.host` for it and its subdomains, `host:port`) go direct, the
+ * same reading as undici's EnvHttpProxyAgent.
+ */
+export function proxyUriFor(url: URL, settings: ProxySettings | undefined = proxySettings()): string | undefined {
+  if (!settings || isLoopbackHost(url.hostname)) return undefined;
+  const proxy = url.protocol === "https:" ? (settings.httpsProxy ?? settings.httpProxy) : settings.httpProxy;
+  if (!proxy) return undefined;
+  const noProxy = (settings.noProxy ?? "").trim();
+  if (noProxy === "*") return undefined;
+  const host = url.hostname.toLowerCase();
+  const port = Number(url.port) || DEFAULT_PORTS[url.protocol] || 0;
+  for (const entry of noProxy.split(/[,\s]/)) {
+    if (!entry) continue;
+    const parsed = /^(.+):(\d+)$/.exec(entry);
+    if (parsed && Number(parsed[2]) !== port) continue;
+    const name = (parsed ? parsed[1] : entry).replace(/^\*?\./, "").toLowerCase();
+    if (host === name || host.endsWith(`.${name}`)) return undefined;
+  }
+  return proxy;
+}
+
+/** A fetch over the proxy in `settings` (loopback direct). */
+export async function createProxyFetch(settings: ProxySettings): Promise<FetchFunction> {
+  const undici = await loadUndici();
   const dispatcher = new undici.EnvHttpProxyAgent({ httpProxy: settings.httpProxy, httpsProxy: settings.httpsProxy ?? settings.httpProxy, noProxy: settings.noProxy ?? "" });
   const viaProxy = undici.fetch as unknown as (input: Parameters<FetchFunction>[0], init: Omit<RequestInit, "dispatcher"> & { dispatcher: unknown }) => Promise<Response>;
   return (input, init) => {

@@ -3,6 +3,10 @@
  * lazily, `exec` answers without a model, and `-p` lets the small model answer over the page.
  */
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import https from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -66,6 +70,37 @@ describe("WebFetch through the CLI", () => {
     expect(second.is_error).toBe(true);
     expect(second.content).toContain('--allowedTools "WebFetch(domain:localhost)"');
     expect(web.hits.get("/")).toBe(1);
+  });
+
+  it("https to a name: the connection goes to the checked address, TLS still names the host (SNI, certificate, Host)", async () => {
+    const fixtures = path.join(repoRoot, "test/tools/WebFetch/fixtures");
+    const seen: Array<{ servername: string | false | null; host: string | undefined }> = [];
+    const server = https.createServer({ cert: fs.readFileSync(path.join(fixtures, "test-tls.crt")), key: fs.readFileSync(path.join(fixtures, "test-tls.key")) }, (req, res) => {
+      seen.push({ servername: (req.socket as TLSSocket).servername, host: req.headers.host });
+      res.writeHead(200, { "content-type": "text/plain" }).end("served over TLS");
+    });
+    const sockets = new Set<Socket>();
+    server.on("connection", (socket: Socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const line = (id: string) => JSON.stringify({ type: "tool_use", id, name: "WebFetch", input: { url: `https://localhost:${port}/${id}`, prompt: "p" } });
+      const env = cleanEnv(tempDir("tg-web-home-"), { NODE_EXTRA_CA_CERTS: path.join(fixtures, "test-tls.crt"), HTTPS_PROXY: "", HTTP_PROXY: "" });
+      const nameOnly = await toolgate(["exec", "--cwd", tempDir("tg-web-cwd-"), "--allowedTools", "WebFetch(domain:localhost)"], env, `${line("a")}\n`);
+      const refused = JSON.parse(nameOnly.stdout.trim()).content[0];
+      expect(refused.is_error).toBe(true);
+      expect(refused.content).toContain("a loopback address");
+      expect(seen).toEqual([]);
+      const rules = ["--allowedTools", "WebFetch(domain:localhost)", "--allowedTools", "WebFetch(domain:127.0.0.1)", "--allowedTools", "WebFetch(domain:[::1])"];
+      const run = await toolgate(["exec", "--cwd", tempDir("tg-web-cwd-"), ...rules], env, `${line("b")}\n`);
+      const result = JSON.parse(run.stdout.trim()).content[0];
+      expect(result.is_error).toBeUndefined();
+      expect(result.content).toContain("served over TLS");
+      expect(seen).toEqual([{ servername: "localhost", host: `localhost:${port}` }]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it("-p: the small model answers over the page; WebSearch is not offered without a backend", async () => {

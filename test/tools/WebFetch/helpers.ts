@@ -35,8 +35,11 @@ afterEach(async () => {
   );
 });
 
-/** A node:http server on 127.0.0.1 answering by path; `routes` may also take a catch-all "*". */
-export async function startServer(routes: Record<string, Handler>): Promise<TestServer> {
+/**
+ * A node:http server answering by path; `routes` may also take a catch-all "*". On 127.0.0.1 and a free port
+ * unless `at` names another loopback address (127.0.0.2, …) or port.
+ */
+export async function startServer(routes: Record<string, Handler>, at: { host?: string; port?: number } = {}): Promise<TestServer> {
   const hits = new Map<string, number>();
   let closedEarly = 0;
   let api!: TestServer;
@@ -55,10 +58,14 @@ export async function startServer(routes: Record<string, Handler>): Promise<Test
     handler(req, res, api);
   });
   servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const host = at.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(at.port ?? 0, host, resolve);
+  });
   const port = (server.address() as AddressInfo).port;
   api = {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     port,
     hits,
     closedEarly: () => closedEarly,

@@ -1,6 +1,6 @@
 /** What the model is told about where it runs: directory, platform, date, and the state of the git repository. */
-import { execFile } from "node:child_process";
 import os from "node:os";
+import { withGitView } from "../util/git.js";
 
 export interface Environment {
   cwd: string;
@@ -19,28 +19,23 @@ export interface GitState {
   recentCommits: string;
 }
 
-const GIT_TIMEOUT_MS = 3_000;
 const MAX_STATUS_CHARS = 2_000;
-
-function git(cwd: string, args: string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile("git", ["--no-optional-locks", ...args], { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 1 << 20, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } }, (err, stdout) =>
-      resolve(err ? undefined : stdout.trimEnd()),
-    );
-  });
-}
 
 /** The repository's state, or undefined outside a repository (or when git is missing or too slow). */
 export async function readGitState(cwd: string): Promise<GitState | undefined> {
-  if ((await git(cwd, ["rev-parse", "--is-inside-work-tree"])) !== "true") return undefined;
-  const [branch, status, log] = await Promise.all([
-    git(cwd, ["branch", "--show-current"]),
-    git(cwd, ["status", "--short"]),
-    git(cwd, ["log", "--oneline", "-n", "5"]),
-  ]);
-  let shown = status ?? "";
+  const state = await withGitView(cwd, async (git) => {
+    // submodules are left out: git would check each with a git of its own that reads the submodule's config
+    const [branch, status, log] = await Promise.all([
+      git(["branch", "--show-current"]),
+      git(["status", "--short", "--ignore-submodules=all"]),
+      git(["log", "--oneline", "-n", "5"]),
+    ]);
+    return { branch: branch?.trimEnd(), status: status?.trimEnd(), log: log?.trimEnd() };
+  });
+  if (!state) return undefined;
+  let shown = state.status ?? "";
   if (shown.length > MAX_STATUS_CHARS) shown = `${shown.slice(0, MAX_STATUS_CHARS)}\n… (cut; run git status for the rest)`;
-  return { branch: branch || "(detached HEAD)", status: shown || "(clean)", recentCommits: log || "(no commits yet)" };
+  return { branch: state.branch || "(detached HEAD)", status: shown || "(clean)", recentCommits: state.log || "(no commits yet)" };
 }
 
 function localDate(now: Date): string {

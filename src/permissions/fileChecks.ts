@@ -11,10 +11,10 @@ import { describeRule } from "./describe.js";
 import { findMatchingPathRule, type PathRuleTool } from "./pathRules.js";
 import { pathCandidates, workingDirectoryContaining } from "./paths.js";
 import { ruleSuggestions } from "./suggestions.js";
-import { SAFETY_FILE_NAMES } from "./safetyPaths.js";
+import { SAFETY_DIRECTORY_NAMES, SAFETY_FILE_NAMES } from "./safetyPaths.js";
 
 /** Directory names whose contents are always confirmed before a write, even in bypassPermissions mode. */
-const PROTECTED_DIRECTORIES = new Set([".git", ".toolgate", ".vscode"]);
+const PROTECTED_DIRECTORIES = new Set(SAFETY_DIRECTORY_NAMES);
 /** File names always confirmed before a write: shell start-up files and configuration that runs code. */
 const PROTECTED_FILES = new Set(SAFETY_FILE_NAMES);
 
@@ -157,7 +157,7 @@ export function checkReadPermissionForPath<Input = Record<string, unknown>>(absP
 /**
  * Write access to an absolute path (Edit, MultiEdit, Write, NotebookEdit, Bash redirections; `Edit(...)` rules).
  * Checks the path and its realpath (`realPath` when given). deny rule → deny; ask rule → ask (decisionReason type "rule");
- * safety path (.git/, .toolgate/, .vscode/, SAFETY_FILE_NAMES) → ask (type "safetyCheck");
+ * safety path (SAFETY_DIRECTORY_NAMES, SAFETY_FILE_NAMES) → ask (type "safetyCheck");
  * allow rule → allow; acceptEdits and inside a working directory → allow; else passthrough with suggestions.
  */
 export function checkWritePermissionForPath<Input = Record<string, unknown>>(absPath: string, ctx: ToolPermissionContext, realPath?: string): PermissionResult<Input> {

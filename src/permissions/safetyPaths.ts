@@ -19,3 +19,10 @@ export const SAFETY_FILE_NAMES: readonly string[] = [
   ".ripgreprc",
   ".mcp.json",
 ];
+
+/**
+ * Folders whose content configures tools (or toolgate itself), or, for `.git`, makes git run programs
+ * (hooks, fsmonitor, filters, `commondir`, alternates): the file tools confirm every write into one, and the
+ * sandbox keeps them read-only, `.git` as a whole.
+ */
+export const SAFETY_DIRECTORY_NAMES: readonly string[] = [".git", ".toolgate", ".claude", ".vscode", ".idea"];

@@ -11,7 +11,7 @@ import { getWorkingDirectories } from "../permissions/paths.js";
 import { resolvePatternRoot } from "../permissions/pathRules.js";
 import { contentRulesView } from "../permissions/rules.js";
 import { matchDomainRule } from "../permissions/matchers.js";
-import { SAFETY_FILE_NAMES } from "../permissions/safetyPaths.js";
+import { SAFETY_DIRECTORY_NAMES, SAFETY_FILE_NAMES } from "../permissions/safetyPaths.js";
 import type { SandboxSettings } from "./settingsSection.js";
 
 /**
@@ -33,7 +33,17 @@ export interface NetworkPolicy {
 }
 
 /** Safety paths inside each working directory that stay read-only whatever the scope. */
-const SAFETY_RELATIVE_PATHS = [".git/hooks", ".git/config", ".toolgate", ".vscode", ".idea", ".claude"];
+const SAFETY_RELATIVE_PATHS = SAFETY_DIRECTORY_NAMES.filter((name) => name !== ".git");
+
+/**
+ * A repository's whole `.git` (a folder, or the file of a worktree) is read-only: anything in it may make
+ * git run a program. Where there is none yet, its hooks and config are held, as before (a placeholder for
+ * the whole folder would stop nothing more and break `git init` messages).
+ */
+function gitSafetyPaths(dir: string): string[] {
+  const git = path.join(dir, ".git");
+  return fs.existsSync(git) ? [git] : [path.join(git, "hooks"), path.join(git, "config")];
+}
 /** How deep the scan for nested repositories and configuration files goes below a working directory. */
 const NESTED_SCAN_DEPTH = 3;
 const NESTED_SCAN_LIMIT = 2_000;
@@ -173,8 +183,8 @@ function nestedSafetyPaths(dir: string): string[] {
     (p) => {
       const name = path.basename(p);
       if (p === path.join(dir, name)) return;
-      if (name === ".git") scan.found.push(path.join(p, "hooks"), path.join(p, "config"));
-      else if (SAFETY_FILE_NAMES.includes(name) || SAFETY_RELATIVE_PATHS.includes(name)) scan.found.push(p);
+      if (name === ".git") scan.found.push(p);
+      else if (SAFETY_FILE_NAMES.includes(name) || SAFETY_DIRECTORY_NAMES.includes(name)) scan.found.push(p);
     },
     undefined,
     (listed) => scan.listed.push({ dir: listed, mtimeMs: mtimeOf(listed) }),
@@ -185,7 +195,7 @@ function nestedSafetyPaths(dir: string): string[] {
 
 /** Safety paths of one working directory, nested repositories and configuration files included. */
 function safetyPaths(dir: string): string[] {
-  return [...[...SAFETY_RELATIVE_PATHS, ...SAFETY_FILE_NAMES].map((rel) => path.join(dir, rel)), ...nestedSafetyPaths(dir)];
+  return [...gitSafetyPaths(dir), ...[...SAFETY_RELATIVE_PATHS, ...SAFETY_FILE_NAMES].map((rel) => path.join(dir, rel)), ...nestedSafetyPaths(dir)];
 }
 
 export interface FilesystemPolicyRequest {

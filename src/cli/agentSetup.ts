@@ -109,7 +109,8 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const listing = skillsOn ? formatSkillListing(offered, listingBudgetFor(getModelInfo(provider.model, readModelOverrides(merged)).contextWindow)) : undefined;
   const commands = loadCustomCommands(locations);
   const environment = await readEnvironment(cwd);
-  const instructions = findProjectInstructions({ cwd, home: session.context.paths.home });
+  // Instruction files pass the Read rules (a CLAUDE.md linked to a denied file stays out of the prompt).
+  const instructions = findProjectInstructions({ cwd, home: session.context.paths.home, readDenial: (file, real) => readDenial(file, session.context, real) });
   const common = { environment, instructions, extraSections: listing ? [listing] : [], fileTools: describeFileTools(dialect) };
   const system = buildSystemPrompt({ ...common, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt });
   // Subagents: the agent types of the project and the user, each with its own system prompt over the same environment.
@@ -131,7 +132,8 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
     runnerOptions.smallModel = nextSmall;
     return next;
   };
-  const notices = [...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings];
+  const refusedInstructions = instructions.refused.map((r) => `instruction file ${r.path} was not read: ${r.reason}`);
+  const notices = [...refusedInstructions, ...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings];
   return { provider, switchModel, system, merged, cwd, commands, notices, ...(telemetry ? { telemetry } : {}) };
 }
 

@@ -20,7 +20,7 @@ import { builtinToolNames } from "../tools/index.js";
 import { WEB_SEARCH_SETTINGS, WEB_SEARCH_SETUP_HINT } from "../tools/WebSearch/index.js";
 import { networkPolicy, sandboxUnavailableMessage } from "../sandbox/index.js";
 import { sandboxSelfTest } from "../sandbox/selfTest.js";
-import { readLspSettings, resolveServerCommand } from "../lsp/index.js";
+import { readLspSettings, resolveServerCommand, skippedProgramsNote } from "../lsp/index.js";
 import { listPermissions } from "./permissionsList.js";
 import { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -246,8 +246,10 @@ export const lspCheck: DoctorCheck = {
     if (!servers.length) return { status: "ok", lines: ["none configured (settings: lsp); edits are not checked by a language server"] };
     const cwd = session.context.getCwd();
     const lines = servers.map(([name, s]) => {
-      const program = resolveServerCommand(s.command[0], [cwd], session.context.env);
-      return `${name} (${s.extensions.join(", ")}): ${s.command.join(" ")} — ${program ? `found at ${program}` : "! program not found in node_modules/.bin or on PATH"}`;
+      const { program, skipped } = resolveServerCommand(s.command[0], { dirs: [cwd], env: session.context.env, trusted: session.trust.trusted });
+      const where = session.trust.trusted ? "in node_modules/.bin or on PATH" : "on PATH";
+      const note = skipped.length ? `; ${skippedProgramsNote(skipped)}` : "";
+      return `${name} (${s.extensions.join(", ")}): ${s.command.join(" ")} — ${program ? `found at ${program}` : `! program not found ${where}`}${note}`;
     });
     return { status: lines.some((l) => l.includes("! program")) ? "warn" : "ok", lines };
   },

@@ -2,7 +2,7 @@
 import type { LspManager } from "./manager.js";
 
 export type { LspManager, LspServerStatus, FileDiagnosticsResult } from "./manager.js";
-export { resolveServerCommand } from "./command.js";
+export { resolveServerCommand, skippedProgramsNote } from "./command.js";
 export { lspSettingsSection, readLspSettings, type LspServerSettings } from "./settingsSection.js";
 export { formatDiagnostic, formatDiagnosticList, newProblems, countBySeverity, isProblem, severityName } from "./format.js";
 

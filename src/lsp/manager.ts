@@ -10,7 +10,7 @@ import type { Diagnostic } from "vscode-languageserver-protocol";
 import type { FileWriteObserver, ToolUseContext } from "../core/Tool.js";
 import { displayPath } from "../core/paths.js";
 import { countBySeverity, formatDiagnosticList, isProblem, newProblems } from "./format.js";
-import { resolveServerCommand } from "./command.js";
+import { resolveServerCommand, skippedProgramsNote } from "./command.js";
 import { LspServer } from "./server.js";
 import { DEFAULT_START_TIMEOUT_MS, DEFAULT_WAIT_MS, type LspServerSettings } from "./settingsSection.js";
 
@@ -22,6 +22,8 @@ export interface LspManagerOptions {
   /** The session's directory: the root when no rootPattern matches, and where node_modules/.bin is looked for. */
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Whether the project folder is trusted; default false: no program is taken from inside the project. */
+  trusted?: boolean;
 }
 
 export interface LspServerStatus {
@@ -104,9 +106,10 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     const key = `${name}\u0000${root}`;
     let server = servers.get(key);
     if (!server) {
-      const program = resolveServerCommand(settings.command[0], [root, cwd], options.env);
+      const { program, skipped } = resolveServerCommand(settings.command[0], { dirs: [root, cwd], env: options.env, trusted: options.trusted === true });
       if (!program) {
-        const reason = `its program ${settings.command[0]} was found neither in node_modules/.bin nor on PATH`;
+        const searched = options.trusted === true ? "was found neither in node_modules/.bin nor on PATH" : "was not found on PATH (the folder is not trusted, so the project's own programs are not used)";
+        const reason = `its program ${settings.command[0]} ${searched}${skipped.length ? `; ${skippedProgramsNote(skipped)}` : ""}`;
         unstartable.set(name, reason);
         notice(`${key}:failed`, `LSP server ${name} cannot start: ${reason}. Files ending in ${settings.extensions.join(", ")} are not checked.`);
         return name;

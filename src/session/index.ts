@@ -151,7 +151,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const interactive = options.interactive ?? false;
   // Language servers start on the first edit of one of their files; the Diagnostics tool exists only with them.
   const lspServers = readLspSettings(merged);
-  const lsp = Object.keys(lspServers).length ? await startLsp({ servers: lspServers, cwd, env }) : undefined;
+  const lsp = Object.keys(lspServers).length ? await startLsp({ servers: lspServers, cwd, env, trusted: trust.trusted }) : undefined;
   const builtinTools = options.tools ?? (lsp ? [...getBuiltinTools(), DiagnosticsTool] : getBuiltinTools());
   const permissionContext = buildPermissionContext({
     loaded: settings,

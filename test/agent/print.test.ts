@@ -475,3 +475,39 @@ describe("toolgate -p: checkpoints after a resume", () => {
     expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("original\n");
   });
 });
+
+describe("toolgate -p: instruction files pass the Read rules", () => {
+  it("a CLAUDE.md or TOOLGATE.md linked to a Read-denied key never reaches the model; the user is told which file and why", async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-instr-link-")));
+    const home = path.join(root, "home");
+    const dataHome = path.join(home, ".toolgate");
+    const key = path.join(home, ".ssh", "id_rsa");
+    const secret = "SECRET-PRIVATE-KEY-4f2a9c";
+    fs.mkdirSync(path.dirname(key), { recursive: true });
+    fs.mkdirSync(dataHome);
+    fs.writeFileSync(key, `-----BEGIN OPENSSH PRIVATE KEY-----\n${secret}\n`);
+    fs.writeFileSync(path.join(dataHome, "settings.json"), JSON.stringify({ permissions: { deny: ["Read(~/.ssh/**)"] } }));
+    // the user's own file may link anywhere, but not past a deny rule
+    fs.symlinkSync(key, path.join(dataHome, "TOOLGATE.md"));
+    const dir = path.join(root, "project");
+    const sub = path.join(dir, "packages", "app");
+    fs.mkdirSync(sub, { recursive: true });
+    fs.symlinkSync(key, path.join(dir, "CLAUDE.md"));
+    fs.writeFileSync(path.join(dir, "AGENTS.md"), "PROJECT-RULE: use pnpm\n");
+    // nested, through a symlinked directory component
+    fs.symlinkSync(path.join(home, ".ssh"), path.join(dir, "keys"));
+    fs.symlinkSync("../../keys/id_rsa", path.join(sub, "CLAUDE.md"));
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "ok" }] }] });
+    const env = { ...envFor(server, "anthropic", dir), HOME: home, TOOLGATE_HOME: dataHome };
+    const run = await start(["-p", "hi", "--cwd", sub, "--no-sandbox"], env).done;
+    expect(run.code).toBe(0);
+    const sent = JSON.stringify(server.requests().map((r) => r.body));
+    expect(sent).toContain("PROJECT-RULE: use pnpm");
+    expect(sent).not.toContain(secret);
+    for (const file of [path.join(dataHome, "TOOLGATE.md"), path.join(dir, "CLAUDE.md"), path.join(sub, "CLAUDE.md")]) {
+      expect(run.stderr).toContain(`instruction file ${file} was not read: `);
+    }
+    expect(run.stderr).toMatch(new RegExp(`instruction file ${path.join(dataHome, "TOOLGATE.md")} was not read: .*Read\\(~/\\.ssh/\\*\\*\\)`));
+    expect(run.stderr).not.toContain(secret);
+  });
+});

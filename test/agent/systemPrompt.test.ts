@@ -8,6 +8,8 @@ import { formatEnvironment, readEnvironment } from "../../src/agent/environment.
 import { buildSystemPrompt } from "../../src/agent/systemPrompt.js";
 import { createRepeatGuard, REPEAT_LIMIT } from "../../src/agent/repeatGuard.js";
 import { getBuiltinTools } from "../../src/tools/index.js";
+import { createSession } from "../../src/session/index.js";
+import { readDenial } from "../../src/tools/files/toolPaths.js";
 
 function tempTree(): { root: string; home: string; project: string; sub: string } {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-instr-")));
@@ -60,6 +62,89 @@ describe("project instructions", () => {
     const found = findProjectInstructions({ cwd: t.project, home: t.home });
     // root reads anything: only assert that the directory was skipped and nothing threw
     expect(found.files.every((f) => !f.path.endsWith("CLAUDE.md"))).toBe(true);
+  });
+});
+
+describe("project instructions that are links", () => {
+  const outsideSecret = (t: ReturnType<typeof tempTree>) => {
+    const secret = path.join(t.root, "elsewhere", "id_rsa");
+    fs.mkdirSync(path.dirname(secret), { recursive: true });
+    fs.writeFileSync(secret, "SECRET-KEY-MATERIAL");
+    return secret;
+  };
+  const texts = (found: ReturnType<typeof findProjectInstructions>) => found.files.map((f) => f.content).join("\n");
+
+  it("a link out of its directory is refused, with the reason; a link within it is read", () => {
+    const t = tempTree();
+    const secret = outsideSecret(t);
+    fs.symlinkSync(secret, path.join(t.project, "CLAUDE.md"));
+    fs.mkdirSync(path.join(t.project, "docs"));
+    fs.writeFileSync(path.join(t.project, "docs", "agents.md"), "docs: run the linter");
+    fs.symlinkSync("docs/agents.md", path.join(t.project, "AGENTS.md"));
+    const found = findProjectInstructions({ cwd: t.project, home: t.home });
+    expect(texts(found)).toBe("docs: run the linter");
+    expect(found.refused).toEqual([{ path: path.join(t.project, "CLAUDE.md"), reason: `it leads to ${secret}, outside ${t.project}` }]);
+  });
+
+  it("every spelling of the way out is refused: relative, through a symlinked directory, a chain of links, a nested directory's file", () => {
+    const t = tempTree();
+    const secret = outsideSecret(t);
+    fs.symlinkSync("../../elsewhere/id_rsa", path.join(t.project, "CLAUDE.md"));
+    fs.symlinkSync(path.dirname(secret), path.join(t.project, "keys"));
+    fs.symlinkSync("keys/id_rsa", path.join(t.project, "AGENTS.md"));
+    fs.symlinkSync("AGENTS.md", path.join(t.project, "TOOLGATE.md"));
+    fs.symlinkSync("../../keys/./id_rsa", path.join(t.sub, "CLAUDE.md"));
+    // a nested file linked to its parent's file is outside its own directory too (the parent's is read as itself)
+    fs.writeFileSync(path.join(t.root, "work", "AGENTS.md"), "workspace rules");
+    fs.symlinkSync("../../../AGENTS.md", path.join(t.sub, "AGENTS.md"));
+    const found = findProjectInstructions({ cwd: t.sub, home: t.home });
+    expect(texts(found)).toBe("workspace rules");
+    expect(texts(found)).not.toContain("SECRET");
+    expect(found.refused.map((r) => path.relative(t.root, r.path)).sort()).toEqual(
+      ["work/project/AGENTS.md", "work/project/CLAUDE.md", "work/project/TOOLGATE.md", "work/project/packages/app/AGENTS.md", "work/project/packages/app/CLAUDE.md"].sort(),
+    );
+  });
+
+  it("a working directory reached through a symlink reads its own files; dangling links and loops are skipped quietly", () => {
+    const t = tempTree();
+    const alias = path.join(t.root, "alias");
+    fs.symlinkSync(t.project, alias);
+    fs.writeFileSync(path.join(t.project, "CLAUDE.md"), "project: use pnpm");
+    fs.symlinkSync("missing.md", path.join(t.project, "AGENTS.md"));
+    fs.symlinkSync("TOOLGATE.md", path.join(t.project, "TOOLGATE.md"));
+    const found = findProjectInstructions({ cwd: alias, home: t.home });
+    expect(texts(found)).toBe("project: use pnpm");
+    expect(found.refused).toEqual([]);
+  });
+
+  it("the user's own instruction file may link outside its directory, unless a Read rule denies the target", () => {
+    const t = tempTree();
+    const dotfile = path.join(t.root, "dotfiles", "TOOLGATE.md");
+    fs.mkdirSync(path.dirname(dotfile));
+    fs.writeFileSync(dotfile, "user: be terse");
+    fs.symlinkSync(dotfile, path.join(t.home, "TOOLGATE.md"));
+    const secret = outsideSecret(t);
+    fs.symlinkSync(secret, path.join(t.home, "CLAUDE.md"));
+    const readDenial = (file: string, real: string) => (real === secret ? `denied: ${file}` : undefined);
+    const found = findProjectInstructions({ cwd: t.project, home: t.home, readDenial });
+    expect(texts(found)).toBe("user: be terse");
+    expect(found.refused).toEqual([{ path: path.join(t.home, "CLAUDE.md"), reason: `denied: ${path.join(t.home, "CLAUDE.md")}` }]);
+  });
+
+  it("the session's Read deny rules apply to plain instruction files too", async () => {
+    const t = tempTree();
+    fs.writeFileSync(path.join(t.project, "CLAUDE.md"), "PRIVATE NOTES");
+    fs.writeFileSync(path.join(t.project, "AGENTS.md"), "agents: ok");
+    const settingsFile = path.join(t.root, "flag-settings.json");
+    fs.writeFileSync(settingsFile, JSON.stringify({ permissions: { deny: ["Read(**/CLAUDE.md)"] } }));
+    const session = await createSession({ cwd: t.project, home: t.home, settingsFile, sandbox: false, env: { ...process.env, TOOLGATE_MANAGED_SETTINGS: path.join(t.root, "none.json") } });
+    try {
+      const found = findProjectInstructions({ cwd: t.project, home: t.home, readDenial: (file, real) => readDenial(file, session.context, real) });
+      expect(texts(found)).toBe("agents: ok");
+      expect(found.refused).toEqual([{ path: path.join(t.project, "CLAUDE.md"), reason: expect.stringContaining('denied by rule "Read(**/CLAUDE.md)"') }]);
+    } finally {
+      await session.close();
+    }
   });
 });
 

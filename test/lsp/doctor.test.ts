@@ -9,8 +9,8 @@ afterAll(async () => {
   for (const s of sessions.splice(0)) await s.close();
 });
 
-async function check(settings: Record<string, unknown>) {
-  const session = await openSession(project({}), settings);
+async function check(settings: Record<string, unknown>, files: Record<string, string> = {}, trust?: boolean) {
+  const session = await openSession(project(files), settings, { trust });
   sessions.push(session);
   return lspCheck.run({ session, options: {}, mcpConfig: { servers: [], errors: [] }, connect: false, env: session.context.env } as never);
 }
@@ -31,9 +31,22 @@ describe("toolgate doctor: language servers", () => {
       status: "warn",
       lines: [
         `typescript (.ts, .tsx): typescript-language-server --stdio — found at ${path.join(BIN, "typescript-language-server")}`,
-        "ghost (.gh): no-such-language-server-xyz — ! program not found in node_modules/.bin or on PATH",
+        "ghost (.gh): no-such-language-server-xyz — ! program not found on PATH",
       ],
     });
     expect(sessions.at(-1)!.context.lsp!.status().map((s) => s.state)).toEqual(["not started", "not started"]);
+  });
+
+  it("an untrusted folder's own node_modules/.bin program is named as passed over, and why", async () => {
+    const settings = { lsp: { typescript: { command: ["typescript-language-server", "--stdio"], extensions: [".ts"] } } };
+    const files = { "node_modules/.bin/typescript-language-server": "#!/bin/sh\n" };
+    const untrusted = await check(settings, files);
+    const planted = path.join(sessions.at(-1)!.context.getCwd(), "node_modules", ".bin", "typescript-language-server");
+    expect(untrusted.lines).toEqual([
+      `typescript (.ts): typescript-language-server --stdio — found at ${path.join(BIN, "typescript-language-server")}; ${planted} in the project was not used because the folder is not trusted: a language server runs outside the sandbox (pass --trust or run toolgate trust add)`,
+    ]);
+    const trusted = await check(settings, files, true);
+    expect(trusted.lines[0]).toMatch(/found at .*\/node_modules\/\.bin\/typescript-language-server$/);
+    expect(trusted.lines[0]).not.toContain(BIN);
   });
 });

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { Session } from "../../src/session/index.js";
+import { tempDir } from "../helpers.js";
 import { call, FIXTURES, isRunning, openSession, project } from "./support.js";
 
 const sessions: Session[] = [];
@@ -9,8 +10,8 @@ afterAll(async () => {
   for (const s of sessions.splice(0)) await s.close();
 });
 
-async function session(cwd: string, settings: Record<string, unknown>): Promise<Session> {
-  const s = await openSession(cwd, settings);
+async function session(cwd: string, settings: Record<string, unknown>, options: { trust?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Session> {
+  const s = await openSession(cwd, settings, options);
   sessions.push(s);
   return s;
 }
@@ -86,14 +87,52 @@ describe("after-edit diagnostics (a scripted server)", () => {
     expect(s.context.lsp!.status()).toEqual([expect.objectContaining({ name: "fake", state: "not started", starts: 0 })]);
   }, 60_000);
 
-  it("a bare program name is found in the project's node_modules/.bin", async () => {
+  /** A fake-lsp program in `dir` that notes in `marker` that it ran, then serves. */
+  function fakeLspProgram(dir: string, marker: string): string {
+    const bin = path.join(dir, "fake-lsp");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(bin, `#!/bin/sh\necho ran >> ${JSON.stringify(marker)}\nexec node ${JSON.stringify(path.join(FIXTURES, "fake-server.mjs"))} "$@"\n`, { mode: 0o755 });
+    return bin;
+  }
+  const fakeLsp = { lsp: { fake: { command: ["fake-lsp"], extensions: [".fk"], waitMs: 20_000 } } };
+
+  it("in a trusted folder, a bare program name is found in the project's node_modules/.bin", async () => {
     const cwd = project({ "d.fk": "x\n" });
-    const bin = path.join(cwd, "node_modules", ".bin", "fake-lsp");
-    fs.mkdirSync(path.dirname(bin), { recursive: true });
-    fs.writeFileSync(bin, `#!/bin/sh\nexec node ${JSON.stringify(path.join(FIXTURES, "fake-server.mjs"))} "$@"\n`, { mode: 0o755 });
-    const s = await session(cwd, { lsp: { fake: { command: ["fake-lsp"], extensions: [".fk"], waitMs: 20_000 } } });
+    const marker = path.join(cwd, "..", `ran-${path.basename(cwd)}`);
+    fakeLspProgram(path.join(cwd, "node_modules", ".bin"), marker);
+    const s = await session(cwd, fakeLsp, { trust: true });
     await call(s, "Read", { file_path: "d.fk" });
     expect(await edit(s, "d.fk", "x\n", "x\nBAD via bin\n")).toContain("d.fk:2:1 error BAD via bin [E1]");
+    expect(fs.existsSync(marker)).toBe(true);
+  }, 60_000);
+
+  it("in an untrusted folder, the project's node_modules/.bin is passed over, and the note says why", async () => {
+    const cwd = project({ "d.fk": "x\n" });
+    const marker = path.join(cwd, "..", `ran-${path.basename(cwd)}`);
+    const planted = fakeLspProgram(path.join(cwd, "node_modules", ".bin"), marker);
+    const s = await session(cwd, fakeLsp);
+    await call(s, "Read", { file_path: "d.fk" });
+    const text = await edit(s, "d.fk", "x\n", "x\nBAD via bin\n");
+    expect(text).toContain("LSP server fake cannot start: its program fake-lsp was not found on PATH (the folder is not trusted, so the project's own programs are not used)");
+    expect(text).toContain(`${planted} in the project was not used because the folder is not trusted`);
+    expect(text).not.toContain("BAD via bin [E1]");
+    expect(s.context.lsp!.status()).toEqual([expect.objectContaining({ name: "fake", starts: 0 })]);
+    expect(fs.existsSync(marker)).toBe(false);
+  }, 60_000);
+
+  it("in an untrusted folder, the same program on PATH outside the project is used instead of the planted one", async () => {
+    const cwd = project({ "d.fk": "x\n" });
+    const plantedMarker = path.join(cwd, "..", `planted-${path.basename(cwd)}`);
+    const outsideMarker = path.join(cwd, "..", `outside-${path.basename(cwd)}`);
+    fakeLspProgram(path.join(cwd, "node_modules", ".bin"), plantedMarker);
+    fakeLspProgram(path.join(cwd, "bin"), plantedMarker);
+    const outside = path.dirname(fakeLspProgram(path.join(tempDir("toolgate-lsp-path-"), "bin"), outsideMarker));
+    // a PATH entry inside the project comes first; it is passed over as well
+    const s = await session(cwd, fakeLsp, { env: { PATH: [path.join(cwd, "bin"), outside, process.env.PATH ?? ""].join(path.delimiter) } });
+    await call(s, "Read", { file_path: "d.fk" });
+    expect(await edit(s, "d.fk", "x\n", "x\nBAD via PATH\n")).toContain("d.fk:2:1 error BAD via PATH [E1]");
+    expect(fs.existsSync(outsideMarker)).toBe(true);
+    expect(fs.existsSync(plantedMarker)).toBe(false);
   }, 60_000);
 });
 
@@ -186,10 +225,10 @@ describe("servers that fail never hold an edit up, and say so once", () => {
     const s = await session(cwd, { lsp: { ghost: { command: ["no-such-language-server-xyz"], extensions: [".fk"] } } });
     await call(s, "Read", { file_path: "m.fk" });
     const first = await edit(s, "m.fk", "one", "two");
-    expect(first).toContain("LSP server ghost cannot start: its program no-such-language-server-xyz was found neither in node_modules/.bin nor on PATH");
+    expect(first).toContain("LSP server ghost cannot start: its program no-such-language-server-xyz was not found on PATH (the folder is not trusted, so the project's own programs are not used)");
     expect(await edit(s, "m.fk", "two", "three")).not.toContain("LSP server");
     const diag = await call(s, "Diagnostics", { file_path: "m.fk" });
-    expect(diag.text).toContain("The ghost language server cannot check m.fk: its program no-such-language-server-xyz was found neither");
+    expect(diag.text).toContain("The ghost language server cannot check m.fk: its program no-such-language-server-xyz was not found on PATH");
   }, 60_000);
 });
 

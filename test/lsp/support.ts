@@ -24,7 +24,7 @@ export function project(files: Record<string, string>): string {
 export const TSCONFIG = JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["**/*.ts"] });
 
 /** A session in `cwd` with these settings (beside the project, so the project stays as the test made it). */
-export async function openSession(cwd: string, settings: Record<string, unknown>, options: { mode?: PermissionMode; env?: NodeJS.ProcessEnv } = {}): Promise<Session> {
+export async function openSession(cwd: string, settings: Record<string, unknown>, options: { mode?: PermissionMode; env?: NodeJS.ProcessEnv; trust?: boolean } = {}): Promise<Session> {
   const home = tempDir("toolgate-lsp-home-");
   const settingsFile = path.join(home, "flag-settings.json");
   fs.writeFileSync(settingsFile, JSON.stringify(settings));
@@ -34,6 +34,7 @@ export async function openSession(cwd: string, settings: Record<string, unknown>
     settingsFile,
     permissionMode: options.mode ?? "acceptEdits",
     sandbox: false,
+    trust: options.trust,
     env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}`, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json"), ...options.env },
   });
 }

@@ -210,7 +210,10 @@ export interface FilesystemPolicyRequest {
 export function filesystemPolicy(request: FilesystemPolicyRequest): FilesystemPolicy {
   const ctx = request.permissionContext;
   const home = request.home ?? os.homedir();
-  const denyRead = contentRulesView(ctx, "Read", "deny").flatMap((rule) => ruleToSandboxPaths(rule, ctx.cwd, home));
+  // the rules match any case and Unicode form; the sandbox denies paths as spelled, so every spelling on disk
+  const denyRead = contentRulesView(ctx, "Read", "deny")
+    .flatMap((rule) => ruleToSandboxPaths(rule, ctx.cwd, home))
+    .flatMap((p) => [p, ...diskSpellings(p)]);
   const allowWrite = [request.tempDir];
   const denyWrite: string[] = [];
   if (request.scope === "workingDirectories") {
@@ -227,6 +230,42 @@ export function filesystemPolicy(request: FilesystemPolicyRequest): FilesystemPo
 }
 
 const unique = (items: string[]) => [...new Set(items)];
+
+const fold = (name: string) => name.normalize("NFC").toLowerCase();
+/** At most this many spellings of one rule path (a folder with thousands of look-alike names stops here). */
+const MAX_SPELLINGS = 64;
+
+/**
+ * The spellings of `target` that exist on disk, component by component: entries whose case-folded NFC name is
+ * the component's (`Secrets/` for a rule written `secrets/`, an NFD `café` for an NFC one). A component with
+ * glob characters, and everything after it, stays as written. Names created after the sandbox started are not
+ * covered (the permission layer still refuses them to the file tools).
+ */
+export function diskSpellings(target: string): string[] {
+  const parts = target.split(path.sep).filter(Boolean);
+  let prefixes: string[] = [path.sep];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (hasGlob(part)) {
+      const rest = parts.slice(i).join(path.sep);
+      prefixes = prefixes.map((p) => path.join(p, rest));
+      break;
+    }
+    const next: string[] = [];
+    for (const prefix of prefixes) {
+      let names: string[] = [];
+      try {
+        names = fs.readdirSync(prefix);
+      } catch {
+        // not a readable folder: only the spelling as written
+      }
+      const found = names.filter((name) => fold(name) === fold(part));
+      for (const name of found.length ? found : [part]) if (next.length < MAX_SPELLINGS) next.push(path.join(prefix, name));
+    }
+    prefixes = next;
+  }
+  return prefixes.filter((p) => p !== target);
+}
 
 /** `sandbox.network.allowedDomains` plus every `WebFetch(domain:…)` allow rule; `WebFetch(domain:…)` deny rules win. */
 export function networkPolicy(ctx: ToolPermissionContext, settings: SandboxSettings): NetworkPolicy {

@@ -85,3 +85,23 @@ describe.skipIf(!support.available)("a repository's .git stays read-only in the 
     expect(commit.isError).toBe(true);
   });
 });
+
+describe.skipIf(!support.available)("sandbox read-deny paths cover every spelling on disk", () => {
+  it("a rule for secrets/** or café/** also hides Secrets/, SECRETS/ and an NFD café/ from sandboxed Bash", async () => {
+    const cwd = tempDir("tg-spell-");
+    const home = tempDir("tg-spell-home-");
+    const nfd = "cafe\u0301";
+    for (const dir of ["Secrets", "SECRETS", nfd, "Keys/Deep"]) {
+      fs.mkdirSync(path.join(cwd, dir), { recursive: true });
+      fs.writeFileSync(path.join(cwd, dir, "token.txt"), `hunter2-${dir.length}\n`);
+    }
+    const settings = path.join(home, "extra.json");
+    fs.writeFileSync(settings, JSON.stringify({ permissions: { deny: ["Read(./secrets/**)", "Read(./caf\u00e9/**)", "Read(./keys/deep/token.txt)"] } }));
+    const session = await createSession({ cwd, home, settingsFile: settings, sandbox: true, env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") } });
+    sessions.push(session);
+    for (const command of ["cat Secrets/token.txt", "cat SECRETS/token.txt", `cat ${nfd}/token.txt`, "cat Keys/Deep/token.txt", "grep -r hunter2 .", "find . -name token.txt -exec cat {} +"]) {
+      const result = await call(session, "Bash", { command });
+      expect(result.text, command).not.toContain("hunter2");
+    }
+  });
+});

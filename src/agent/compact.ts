@@ -87,7 +87,7 @@ export function clearOldToolOutputs(messages: Message[], budget: number): number
     const message = messages[i];
     if (message.role !== "user" || typeof message.content === "string") continue;
     let changed = false;
-    const content = message.content.map((block): ToolResultBlockParam | TextBlock => {
+    const content = message.content.map((block): (typeof message.content)[number] => {
       if (block.type !== "tool_result") return block;
       const size = typeof block.content === "string" ? block.content.length : JSON.stringify(block.content).length;
       if (size <= CLEARABLE_RESULT_CHARS || block.content === CLEARED_TEXT) return block;

@@ -10,7 +10,7 @@ export const COMPACTION_HEAD = "This session was compacted:";
 
 export const INTERRUPTED_RESULT = "The session ended before this tool call finished (it was interrupted); it may have partly run.";
 
-type UserBlock = ToolResultBlockParam | TextBlock;
+type UserBlock = Exclude<UserMessage["content"], string>[number];
 
 /** The text of a message's text blocks, joined. */
 export function textOf(blocks: ReadonlyArray<AssistantContentBlock | UserBlock>): string {

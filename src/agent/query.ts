@@ -12,11 +12,11 @@ import { createStreamingToolExecutor, type ExecutorUpdate } from "../core/execut
 import { formatError } from "../core/errors.js";
 import {
   MessageAssembler,
-  deferredToolsNote,
   toolDefinitionsForModel,
   type Provider,
   type ProviderError,
   type ProviderEvent,
+  type StopReason,
   type Usage,
 } from "../providers/index.js";
 import { createRepeatGuard, repeatedCallNotice, REPEAT_LIMIT } from "./repeatGuard.js";
@@ -61,7 +61,7 @@ export type AgentEvent =
   /** A provider event as it streams (text and tool input deltas), for `--include-partial-messages` and the UI. */
   | { type: "stream"; turn: number; event: ProviderEvent }
   /** The model's finished message (also a cut-short one, with what arrived). */
-  | { type: "assistant"; turn: number; message: AssistantMessage }
+  | { type: "assistant"; turn: number; message: AssistantMessage; request?: ModelRequestInfo }
   /** A message sent to the model: the prompt, tool results, a continuation request. */
   | { type: "user"; message: UserMessage }
   /** Tool status, progress and results as they happen. */
@@ -76,6 +76,14 @@ export type AgentEvent =
   | { type: "notice"; level: "info" | "warning" | "error"; message: string }
   | { type: "result"; result: AgentResult };
 
+/** The model request an assistant message came from: its model, usage, stop reason and wall time. */
+export interface ModelRequestInfo {
+  model: string;
+  usage?: Usage;
+  stopReason: StopReason;
+  durationMs: number;
+}
+
 export interface QueryOptions {
   provider: Provider;
   context: ToolUseContext;
@@ -86,6 +94,8 @@ export interface QueryOptions {
   messages: Message[];
   maxTurns?: number;
   maxTokens?: number;
+  /** Extended thinking with this budget (providers that have it); absent: none. */
+  thinking?: { budgetTokens: number };
   /** Interrupts the model stream and every running tool. */
   signal?: AbortSignal;
   /**
@@ -207,8 +217,8 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
 
       const tools = context.options.refreshTools?.() ?? context.options.tools;
       const definitions = await toolDefinitionsForModel(tools, context.getAppState().loadedDeferredTools);
-      const deferredNote = deferredToolsNote(definitions.deferredToolNames);
-      const system = deferredNote ? [...options.system, deferredNote] : [...options.system];
+      // The providers add the note on the deferred tools to the system prompt (deferredToolNames).
+      const system = [...options.system];
 
       const assistant: AssistantMessage = { role: "assistant", id: undefined, content: [] };
       // Tools get their own abort: an interrupt lets calls of tools that `block` finish and cancels the rest.
@@ -254,7 +264,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       const requestStarted = performance.now();
       try {
         const stream = options.provider.stream(
-          { model: options.provider.model, system: system.map(text), messages: options.messages, tools: definitions.tools, deferredToolNames: definitions.deferredToolNames, ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) },
+          { model: options.provider.model, system: system.map(text), messages: options.messages, tools: definitions.tools, deferredToolNames: definitions.deferredToolNames, ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}), ...(options.thinking ? { thinking: options.thinking } : {}) },
           controller.signal,
         )[Symbol.asyncIterator]();
         let next = stream.next();
@@ -314,7 +324,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       if (assistant.content.length > 0) {
         lastAssistant = assistant;
         options.messages.push(assistant);
-        yield { type: "assistant", turn: turns, message: assistant };
+        yield { type: "assistant", turn: turns, message: assistant, request: { model: options.provider.model, ...(assembler.usage ? { usage: assembler.usage } : {}), stopReason: stop.reason, durationMs: Math.round(performance.now() - requestStarted) } };
       }
       while (!pumpDone || pending.length) {
         if (!pending.length) await new Promise<void>((resolve) => (wake = resolve));

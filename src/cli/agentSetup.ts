@@ -14,7 +14,7 @@ import { loadCustomCommands, type CustomCommands } from "../agent/commands.js";
 import { formatSkillListing, listingBudgetFor, loadSkillCatalog } from "../tools/Skill/catalog.js";
 import { SKILL_TOOL_NAME } from "../tools/Skill/prompt.js";
 import { readDenial } from "../tools/files/toolPaths.js";
-import { loadAgentTypes } from "../agent/agentTypes.js";
+import { loadAgentTypes, type AgentTypeDefinition } from "../agent/agentTypes.js";
 import { createSubagentRunner, enableSubagents, type SubagentRunnerOptions } from "../agent/subagent.js";
 import { latestTodos } from "../agent/todos.js";
 import type { Message } from "../core/messages.js";
@@ -67,12 +67,16 @@ export interface PreparedAgent {
   telemetry?: Telemetry;
   /** Custom slash commands (`.toolgate/commands`, `.claude/commands`). */
   commands: CustomCommands;
+  /** The subagent types the Agent tool offers. */
+  agentTypes: readonly AgentTypeDefinition[];
+  /** The skills offered to the model. */
+  skillNames: string[];
   /** Bad skill, command and agent files, name clashes: for the user, not the model. */
   notices: string[];
 }
 
 /** The provider (and `context.models` over it) and the system prompt for a session. No network yet. */
-export async function prepareAgent(session: Session, flags: AgentFlags): Promise<PreparedAgent> {
+export async function prepareAgent(session: Session, flags: AgentFlags, extra: { agents?: readonly AgentTypeDefinition[] } = {}): Promise<PreparedAgent> {
   const merged = session.context.options.settings;
   const selection = { provider: flags.provider as ProviderName | undefined, model: flags.model, baseURL: flags.baseUrl };
   const provider = createProvider({ ...selection, settings: merged });
@@ -115,10 +119,13 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   const system = buildSystemPrompt({ ...common, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt });
   // Subagents: the agent types of the project and the user, each with its own system prompt over the same environment.
   const agentTypes = loadAgentTypes(locations);
+  // Agents the controlling program defines replace files' agents of the same name.
+  const given = extra.agents ?? [];
+  const types = [...agentTypes.types.filter((t) => !given.some((g) => g.name === t.name)), ...given];
   const runnerOptions: SubagentRunnerOptions = {
     provider,
     smallModel,
-    types: agentTypes.types,
+    types,
     systemFor: (typePrompt) => buildSystemPrompt({ ...common, systemPrompt: typePrompt }),
   };
   enableSubagents(session.context, createSubagentRunner(runnerOptions));
@@ -134,7 +141,13 @@ export async function prepareAgent(session: Session, flags: AgentFlags): Promise
   };
   const refusedInstructions = instructions.refused.map((r) => `instruction file ${r.path} was not read: ${r.reason}`);
   const notices = [...refusedInstructions, ...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings];
-  return { provider, switchModel, system, merged, cwd, commands, notices, ...(telemetry ? { telemetry } : {}) };
+  return { provider, switchModel, system, merged, cwd, commands, agentTypes: types, skillNames: skillsOn ? offered.map((s) => s.name) : [], notices, ...(telemetry ? { telemetry } : {}) };
+}
+
+/** `--no-session-persistence`: a transcript that keeps nothing. */
+function discardingTranscript(sessionId: string): TranscriptWriter {
+  const nothing = () => undefined;
+  return { path: "", sessionId, append: nothing, result: nothing, repaired: nothing, changes: nothing, compacted: nothing };
 }
 
 export interface StartedAgentSession {
@@ -151,7 +164,17 @@ export interface StartedAgentSession {
  */
 export async function startAgentSession(
   session: Session,
-  options: { provider: Provider; system: string[]; cwd: string; resumed?: LoadedTranscript; report?: (line: string) => void },
+  options: {
+    provider: Provider;
+    system: string[];
+    cwd: string;
+    resumed?: LoadedTranscript;
+    report?: (line: string) => void;
+    /** false (`--no-session-persistence`): nothing is written; the session cannot be resumed. */
+    persist?: boolean;
+    /** `--fork-session`: the resumed conversation continues under this session's own (new) id. */
+    fork?: boolean;
+  },
 ): Promise<StartedAgentSession> {
   const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { context } = session;
@@ -163,7 +186,12 @@ export async function startAgentSession(
   // The task list lives in the TodoWrite calls of the history.
   const todos = latestTodos(messages);
   if (todos) context.todos?.set(todos);
-  const transcript = openTranscript({ home: context.paths.home, cwd: options.cwd, sessionId: context.sessionId, model: options.provider.model, lastUuid: options.resumed?.lastUuid });
+  const transcript =
+    options.persist === false
+      ? discardingTranscript(context.sessionId)
+      : openTranscript({ home: context.paths.home, cwd: options.cwd, sessionId: context.sessionId, model: options.provider.model, lastUuid: options.fork ? null : options.resumed?.lastUuid });
+  // A fork starts its own file with the conversation so far, so it resumes on its own later.
+  if (options.fork && options.resumed) for (const message of messages) transcript.append(message);
   if (options.resumed) {
     const problems = [...options.resumed.problems, ...repairHistory(messages)];
     if (problems.length) {

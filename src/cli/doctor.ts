@@ -13,7 +13,7 @@ import {
   workingDirectoryLines,
 } from "../permissions/index.js";
 import { createSession, type Session, type SessionOptions } from "../session/index.js";
-import { readSettingsFile, settingsFileLocations } from "../settings/index.js";
+import { parseSettingsText, readSettingsFile, settingsFileLocations } from "../settings/index.js";
 import { settingsSections } from "../session/settings.js";
 import { HOOK_EVENTS } from "../settings/types.js";
 import { builtinToolNames } from "../tools/index.js";
@@ -65,7 +65,7 @@ export const settingsCheck: DoctorCheck = {
     const lines: string[] = [];
     const sections = settingsSections();
     for (const location of locations) {
-      const read = readSettingsFile(location.path, sections);
+      const read = location.text !== undefined ? parseSettingsText(location.text, sections) : readSettingsFile(location.path, sections);
       const label = `${sourceLabel(location.source)}: ${location.path}`;
       if (read.status === "missing") {
         statuses.push(location.required ? "error" : "ok");
@@ -169,7 +169,7 @@ export const mcpCheck: DoctorCheck = {
     const statuses: DoctorStatus[] = mcpConfig.errors.length ? ["warn"] : [];
     if (mcpConfig.servers.length === 0) return { status: worst(statuses), lines: [...lines, "no MCP servers configured"] };
     const describe = (s: (typeof mcpConfig.servers)[number]) =>
-      `${s.name} (${s.config.type}: ${s.config.type === "stdio" ? [s.config.command, ...s.config.args].join(" ") : s.config.url}) — ${s.source}`;
+      `${s.name} (${s.config.type}: ${s.config.type === "stdio" ? [s.config.command, ...s.config.args].join(" ") : "url" in s.config ? s.config.url : "in the controlling program"}) — ${s.source}`;
     if (!connect) {
       lines.push(...mcpConfig.servers.map((s) => `${describe(s)}; not started (--connect starts them)`));
       return { status: worst(statuses), lines };

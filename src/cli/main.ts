@@ -13,7 +13,7 @@ import { collect, type SessionFlags } from "./flags.js";
 function withSessionFlags(command: Command): Command {
   return command
     .option("--cwd <dir>", "project directory (default: the current directory)")
-    .option("--settings <file>", "an extra settings file (same shape as .toolgate/settings.json)")
+    .option("--settings <file-or-json>", "extra settings: a file, or JSON text (same shape as .toolgate/settings.json)")
     .addOption(new Option("--permission-mode <mode>", "permission mode").choices([...PERMISSION_MODES]))
     .option("--allowedTools <rules>", 'rules to allow, repeatable: --allowedTools "Bash(npm test)" --allowedTools Read (or "Bash(npm test),Read")', collect)
     .option("--disallowedTools <rules>", 'rules to deny, repeatable, e.g. "Bash(rm:*)"', collect)
@@ -73,8 +73,43 @@ withSessionFlags(program)
   .option("--permission-prompt-tool <mcp-tool>", "an MCP tool (mcp__server__tool) that answers permission questions")
   .option("-c, --continue", "continue the most recent session of this project")
   .option("-r, --resume [id]", "continue the session with this id (or the start of it; without one the interactive UI lists them); toolgate sessions lists them")
-  .action(async (prompt: string | undefined, flags: SessionFlags & { print?: boolean }) => {
-    if (!flags.print) {
+  .option("--toolgate-events", "with --output-format stream-json: also print toolgate's own events (tool_status, tool_progress, change_summary, notice, input_error)")
+  .option("--session-id <uuid>", "with -p: the id of the new session (a UUID)")
+  .option("--no-session-persistence", "with -p: write no transcript; the session cannot be resumed")
+  .option("--fork-session", "with --resume or --continue: continue the conversation in a new session")
+  .option("--resume-session-at <uuid>", "with --resume: continue from this assistant message, dropping what came after it")
+  .option("--json-schema <json>", "with -p: the answer must be JSON of this schema (the result carries structured_output)")
+  .option("--max-budget-usd <amount>", "with -p: stop once the estimated cost of this run reaches this many US dollars")
+  .option("--tools <names>", 'the built-in tools to offer, comma-separated ("default": all; "": none)')
+  .option("--setting-sources <sources>", "which settings files to read: user, project, local, comma-separated (default all)")
+  .option("--strict-mcp-config", "use only the MCP servers of --mcp-config, not .mcp.json")
+  .option("--await-initialize", "with --input-format stream-json: wait for the client's initialize request before starting the session")
+  .option("--initialize-fields <fields>", "with --await-initialize: settings, disallowedTools, additionalDirectories arrive in initialize")
+  .option("--managed-settings <json>", "managed settings as JSON: the highest-precedence layer, as /etc/toolgate/managed-settings.json")
+  .option("--managed-settings-in-initialize", "with --await-initialize: managed settings arrive in initialize")
+  .option("--permission-prompts <who>", "host (ask the controlling client) or none (deny what would ask)")
+  .option("--allow-dangerously-skip-permissions", "allow --permission-mode bypassPermissions (toolgate allows it without this flag)")
+  .option("--max-thinking-tokens <n>", "extended thinking with this token budget (Anthropic models)")
+  .option("--thinking <mode>", "adaptive, enabled or disabled: extended thinking (Anthropic models)")
+  .option("--thinking-display <mode>", "accepted for the Agent SDK; toolgate always passes thinking through")
+  .option("--effort <level>", "accepted for the Agent SDK; no effect in toolgate yet")
+  .option("--fallback-model <model>", "accepted for the Agent SDK; no effect in toolgate yet")
+  .option("--betas <list>", "accepted for the Agent SDK; no effect in toolgate")
+  .option("--task-budget <n>", "accepted for the Agent SDK; no effect in toolgate")
+  .option("--agent <name>", "accepted for the Agent SDK; no effect in toolgate yet")
+  .option("--include-hook-events", "accepted for the Agent SDK; no effect in toolgate yet")
+  .option("--plugin-dir <dir>", "accepted for the Agent SDK; toolgate has no plugins yet (repeatable)", collect)
+  .option("--plugin-dir-no-mcp <dir>", "accepted for the Agent SDK; toolgate has no plugins yet (repeatable)", collect)
+  .option("--channels <name>", "accepted for the Agent SDK; no effect in toolgate (repeatable)", collect)
+  .option("--resume-drops-turn <value>", "accepted for the Agent SDK; no effect in toolgate")
+  .option("--session-mirror", "accepted for the Agent SDK; no effect in toolgate")
+  .option("--project-config-root <dir>", "accepted for the Agent SDK; no effect in toolgate")
+  .option("--debug [filter]", "with -p: diagnostics on stderr (as --verbose for text and json)")
+  .option("--debug-to-stderr", "with -p: diagnostics on stderr")
+  .option("--debug-file <file>", "with -p: diagnostics appended to this file")
+  .action(async (prompt: string | undefined, flags: SessionFlags & { print?: boolean; inputFormat?: string; outputFormat?: string }) => {
+    // stream-json in or out means a program drives toolgate (the Claude Agent SDK never passes -p): headless.
+    if (!flags.print && flags.inputFormat !== "stream-json" && flags.outputFormat !== "stream-json") {
       // Ink's colour library reads FORCE_COLOR, not NO_COLOR (no-color.org): translate before it loads.
       if (process.env.NO_COLOR) process.env.FORCE_COLOR = "0";
       // The UI (React, Ink) is imported only here, so every other command starts without it. Ink decides once,

@@ -45,7 +45,7 @@ const TOKEN_NOTE =
   "they cost only their name until ToolSearch loads them, unless the server sets alwaysLoad.";
 
 function target(config: McpServerConfig): string {
-  return config.type === "stdio" ? [config.command, ...config.args].join(" ") : config.url;
+  return config.type === "stdio" ? [config.command, ...config.args].join(" ") : config.type === "sdk" ? "(in the controlling program)" : config.url;
 }
 
 /** Connect to every configured server, then describe each. Servers are closed before returning. */

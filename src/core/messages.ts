@@ -52,7 +52,8 @@ export interface AssistantMessage {
 
 export interface UserMessage {
   role: "user";
-  content: Array<ToolResultBlockParam | TextBlock> | string;
+  /** Images and documents only in a prompt the user sent (never in a tool result's own message). */
+  content: Array<ToolResultBlockParam | TextBlock | ImageBlock | DocumentBlock> | string;
 }
 
 export type Message = AssistantMessage | UserMessage;

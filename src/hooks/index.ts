@@ -3,6 +3,7 @@ export {
   DEFAULT_HOOK_TIMEOUT_SECONDS,
   type CommandHookRunner,
   type HookRunnerOptions,
+  type CallbackHook,
 } from "./runner.js";
 export { validateHooksSettings, type HookConfigProblem, type HooksValidation } from "./config.js";
 export { compileMatcher, type CompiledMatcher } from "./matcher.js";

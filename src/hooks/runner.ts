@@ -6,7 +6,7 @@ import { formatError } from "../core/errors.js";
 import type { LoadedSettings } from "../settings/types.js";
 import { validateHooksSettings } from "./config.js";
 import { compileMatcher, type CompiledMatcher } from "./matcher.js";
-import { execHookCommand } from "./execHook.js";
+import { execHookCommand, type HookExecResult } from "./execHook.js";
 import { interpretHookResult, type AnyHookEvent, type HookVerdict, type ToolHookEvent } from "./output.js";
 import { combinePermissionRequest, combinePostToolUse, combinePreToolUse, combineSessionHooks } from "./combine.js";
 
@@ -27,6 +27,23 @@ export interface HookRunnerOptions {
   maxOutputBytes?: number;
   /** Between SIGTERM and SIGKILL when a hook is killed; default 1 s. */
   killGraceMs?: number;
+  /** Hooks that are functions of the program driving toolgate (the Agent SDK's callbacks); they run after the files' hooks. */
+  callbacks?: readonly CallbackHook[];
+}
+
+/**
+ * A hook the controlling program runs: it gets the same input a command hook reads on stdin and answers with
+ * what a command hook would print as JSON. A thrown error is a failed hook: no decision, unless `blockOnFailure`.
+ */
+export interface CallbackHook {
+  event: AnyHookEvent;
+  matcher?: string;
+  /** Shown in notices, in place of a command. */
+  label: string;
+  timeoutSeconds?: number;
+  /** A failure (an error answer, a timeout) blocks as exit code 2 would, instead of giving no decision. */
+  blockOnFailure?: boolean;
+  invoke(input: Record<string, unknown>, toolUseID: string | undefined, signal: AbortSignal): Promise<unknown>;
 }
 
 export interface CommandHookRunner extends HookRunner {
@@ -41,6 +58,7 @@ interface ConfiguredHook {
   timeoutSeconds: number;
   /** The settings file it came from, so a message can say where to change it. */
   file: string;
+  callback?: CallbackHook;
 }
 
 function loadHooks(files: HookRunnerOptions["settings"]["files"]) {
@@ -94,6 +112,14 @@ function stringifyPayload(payload: object): string {
 export function createHookRunner(options: HookRunnerOptions): CommandHookRunner {
   const projectDir = path.resolve(options.projectDir);
   const { hooks, notices: configNotices } = loadHooks(options.settings.files);
+  for (const callback of options.callbacks ?? []) {
+    const matcher = compileMatcher(callback.matcher);
+    if (matcher.problem) {
+      configNotices.push({ hookEvent: callback.event, command: callback.label, level: "error", message: `${callback.label}: ${matcher.problem}; this hook is ignored` });
+      continue;
+    }
+    hooks.push({ event: callback.event, matcher, command: callback.label, timeoutSeconds: callback.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS, file: "the controlling program", callback });
+  }
   let undeliveredConfigNotices = [...configNotices];
 
   async function run(event: ToolHookEvent, args: HookCallArgs, extra: Record<string, unknown>): Promise<HookVerdict[]> {
@@ -135,6 +161,10 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
     const signal = context.abortController.signal;
     return Promise.all(
       matching.map(async (hook) => {
+        if (hook.callback) {
+          const result = await runCallback(hook.callback, JSON.parse(stdin) as Record<string, unknown>, typeof fields.tool_use_id === "string" ? fields.tool_use_id : undefined, hook.timeoutSeconds, signal);
+          return { ...interpretHookResult(event, hook.command, result, hook.timeoutSeconds), file: hook.file };
+        }
         const result = await execHookCommand({
           command: hook.command,
           stdin,
@@ -206,6 +236,30 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
   /** Session hooks can only add context or block, so a runner fault gives no verdict (UserPromptSubmit blocks). */
   async function guardedSession(event: SessionHookEvent, produce: () => Promise<SessionHookOutcome>): Promise<SessionHookOutcome> {
     return (await guarded(event, produce)) as SessionHookOutcome;
+  }
+}
+
+/** A callback's answer as a command hook's result: JSON on stdout, a failure as exit 1 (or 2 to block). */
+async function runCallback(callback: CallbackHook, input: Record<string, unknown>, toolUseID: string | undefined, timeoutSeconds: number, outer: AbortSignal): Promise<HookExecResult> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  outer.addEventListener("abort", onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutSeconds * 1000)));
+  const quiet = { stderr: "", stdoutTruncated: false, stderrTruncated: false };
+  try {
+    const answer = await Promise.race([callback.invoke(input, toolUseID, controller.signal), timedOut]);
+    if (answer === "timeout") {
+      controller.abort();
+      return callback.blockOnFailure ? { kind: "exited", code: 2, stdout: "", ...quiet, stderr: `The hook ${callback.label} gave no answer within ${timeoutSeconds} s, and it blocks on failure.` } : { kind: "timedOut", stdout: "", ...quiet };
+    }
+    return { kind: "exited", code: 0, stdout: answer === undefined || answer === null ? "" : JSON.stringify(answer), ...quiet };
+  } catch (err) {
+    if (controller.signal.aborted && !callback.blockOnFailure) return { kind: "cancelled", stdout: "", ...quiet };
+    return { kind: "exited", code: callback.blockOnFailure ? 2 : 1, stdout: "", ...quiet, stderr: `The hook ${callback.label} failed: ${formatError(err)}` };
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener("abort", onAbort);
   }
 }
 

@@ -92,7 +92,9 @@ export function buildAnthropicRequest(request: ProviderRequest, caching = true):
   if (caching && tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: EPHEMERAL };
   const messages = request.messages.map(toAnthropicMessage);
   if (caching) markLastMessage(messages);
-  const maxTokens = request.maxTokens ?? getModelInfo(request.model).maxOutputTokens;
+  const requested = request.maxTokens ?? getModelInfo(request.model).maxOutputTokens;
+  // The API refuses a thinking budget that is not below max_tokens: the answer keeps room after the thinking.
+  const maxTokens = request.thinking && request.thinking.budgetTokens >= requested ? request.thinking.budgetTokens + 4096 : requested;
   return {
     model: request.model,
     max_tokens: maxTokens,

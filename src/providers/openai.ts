@@ -3,7 +3,7 @@
  * SDK's raw stream. Tool calls are stitched by `index` and the servers' known deviations are tolerated: see
  * README "Model providers". The SDK is imported on first use.
  */
-import type { Message, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
+import type { DocumentBlock, ImageBlock, Message, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
 import { parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type ToolChoice } from "./events.js";
 import { classifySdkError, withRetry, type RetryOptions } from "./retry.js";
 import { deferredToolsNote, renderOpenAITools } from "./toolSchemas.js";
@@ -93,13 +93,27 @@ function toChatMessages(message: Message): ChatMessage[] {
   }
   const out: ChatMessage[] = [];
   const texts: string[] = [];
+  // A prompt with images goes as content parts (text and image_url); text alone stays one string.
+  const parts: Array<Record<string, unknown>> = [];
   for (const block of blocks) {
     if (block.type === "tool_result") {
       const result = block as unknown as ToolResultBlockParam;
       out.push({ role: "tool", tool_call_id: result.tool_use_id, content: toolResultText(result) });
-    } else if (block.type === "text") texts.push(String(block.text));
+    } else if (block.type === "text") {
+      texts.push(String(block.text));
+      parts.push({ type: "text", text: String(block.text) });
+    } else if (block.type === "image" || block.type === "document") {
+      const media = block as unknown as ImageBlock | DocumentBlock;
+      if (media.type === "image" && media.source.type === "base64") parts.push({ type: "image_url", image_url: { url: `data:${media.source.media_type};base64,${media.source.data}` } });
+      else {
+        const note = contentText(media);
+        texts.push(note);
+        parts.push({ type: "text", text: note });
+      }
+    }
   }
-  if (texts.length) out.push({ role: "user", content: texts.join("\n\n") });
+  if (parts.some((p) => p.type === "image_url")) out.push({ role: "user", content: parts });
+  else if (texts.length) out.push({ role: "user", content: texts.join("\n\n") });
   return out;
 }
 

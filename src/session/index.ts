@@ -6,7 +6,7 @@ import type { CanUseToolFn, Tools, ToolUseContext } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { createToolUseContext, getToolgateHome, projectKey } from "../core/context.js";
 import { tightenPrivateDirs } from "../util/privateFiles.js";
-import { mergeSettings, formatSettingsLoadError } from "../settings/index.js";
+import { mergeSettings, formatSettingsLoadError, type SettingSourceName } from "../settings/index.js";
 import { loadSettings, settingsSections } from "./settings.js";
 import type { LoadedSettings } from "../settings/types.js";
 import {
@@ -17,8 +17,8 @@ import {
   hasPermissionsToUseTool,
   isRuleToolNameTypo,
 } from "../permissions/index.js";
-import { createHookRunner } from "../hooks/index.js";
-import { formatMcpConfigError, loadMcpConfig } from "../mcp/client/config.js";
+import { createHookRunner, type CallbackHook } from "../hooks/index.js";
+import { formatMcpConfigError, loadMcpConfig, type ScopedMcpServerConfig } from "../mcp/client/config.js";
 import type { McpManager } from "../mcp/client/manager.js";
 import { normalizeNameForMcp } from "../core/registry.js";
 import { builtinToolNames, getBuiltinTools } from "../tools/index.js";
@@ -30,8 +30,12 @@ import { decideTrust, folderMcpServers, restrictFolderSettings, type IgnoredSett
 export interface SessionOptions {
   /** Project directory; default process.cwd(). */
   cwd?: string;
-  /** `--settings FILE`. */
+  /** `--settings FILE` (or JSON text). */
   settingsFile?: string;
+  /** `--setting-sources`: which of the user, project and local files to read (default all). */
+  settingSources?: readonly SettingSourceName[];
+  /** `--managed-settings JSON`: a managed layer given by the program that started toolgate. */
+  managedSettingsText?: string;
   permissionMode?: PermissionMode;
   allowedTools?: readonly string[];
   disallowedTools?: readonly string[];
@@ -47,6 +51,17 @@ export interface SessionOptions {
    * Omit to connect none.
    */
   mcpConfigFiles?: readonly string[];
+  /** `--strict-mcp-config`: only the `mcpConfigFiles` servers, never the project's `.mcp.json`. */
+  strictMcpConfig?: boolean;
+  /** Servers the controlling program adds (the Agent SDK's in-process servers, its `mcpServers`); connected with the others. */
+  extraMcpServers?: readonly ScopedMcpServerConfig[];
+  /**
+   * Someone outside answers every ask (the Agent SDK's canUseTool): Bash calls no rule allows are asked,
+   * not allowed because the sandbox would contain them.
+   */
+  noSandboxAutoAllow?: boolean;
+  /** Hooks that are the controlling program's functions (the Agent SDK's hook callbacks). */
+  hookCallbacks?: readonly CallbackHook[];
   /** Someone can answer "ask" (an interactive UI, an MCP client that elicits). Default false: asks are denied. */
   interactive?: boolean;
   /** Who answers "ask"; default the non-interactive auto-deny. */
@@ -109,11 +124,11 @@ export interface FolderTrust {
 }
 
 /** Whether the project folder is trusted, and what its files turn on that waits for trust. Reads files only. */
-export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settingsFile" | "home" | "env" | "tools" | "trust">): FolderTrust {
+export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settingsFile" | "settingSources" | "managedSettingsText" | "home" | "env" | "tools" | "trust">): FolderTrust {
   const env = options.env ?? process.env;
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? getToolgateHome(env);
-  const all = loadSettings({ cwd, home, settingsFile: options.settingsFile, env, sections: settingsSections(options.tools ?? getBuiltinTools()) });
+  const all = loadSettings({ cwd, home, settingsFile: options.settingsFile, settingSources: options.settingSources, managedSettingsText: options.managedSettingsText, env, sections: settingsSections(options.tools ?? getBuiltinTools()) });
   const trust = decideTrust({ cwd, home, loaded: all, flag: options.trust, userHome: env.HOME });
   if (trust.trusted) return { trust, all, settings: all, untrusted: [] };
   const restricted = restrictFolderSettings(all);
@@ -144,7 +159,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
 
   // An unusable settings file may be the one that turns auto-allow off: judge as if it did.
   const configuredSandbox = readSandboxSettings(merged);
-  const sandboxSettings = fatalErrors.length ? { ...configuredSandbox, autoAllowBashIfSandboxed: false } : configuredSandbox;
+  const sandboxSettings = fatalErrors.length || options.noSandboxAutoAllow ? { ...configuredSandbox, autoAllowBashIfSandboxed: false } : configuredSandbox;
   const sandbox = await createSandbox({ settings: sandboxSettings, enabled: options.sandbox });
   if (sandbox.status === "unavailable") warnings.push(sandboxUnavailableMessage(sandbox));
 
@@ -169,8 +184,11 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
     warnings.push("MCP servers were not started, because a settings file is unusable");
   } else if (options.mcpConfigFiles !== undefined) {
-    mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env, skipProjectConfig: !trust.trusted });
+    mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env, skipProjectConfig: !trust.trusted || options.strictMcpConfig === true });
     warnings.push(...mcpConfig.errors.map(formatMcpConfigError));
+    // The controlling program's own servers replace file servers of the same name.
+    const extra = options.extraMcpServers ?? [];
+    if (extra.length) mcpConfig = { ...mcpConfig, servers: [...mcpConfig.servers.filter((s) => !extra.some((e) => e.name === s.name)), ...extra] };
   }
   if (mcpConfig && mcpConfig.servers.length > 0) {
     // The MCP SDK is loaded only when a server is configured: it is most of a cold start otherwise.
@@ -218,7 +236,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
       settings: merged,
       permissionContext,
       permissionDecider: hasPermissionsToUseTool,
-      hookRunner: createHookRunner({ settings, projectDir: cwd, env }),
+      hookRunner: createHookRunner({ settings, projectDir: cwd, env, callbacks: options.hookCallbacks }),
       isNonInteractiveSession: !interactive,
     }),
     sandbox,

@@ -19,6 +19,18 @@ export interface LoadSettingsOptions {
   env?: NodeJS.ProcessEnv;
   /** The sections to check each file against (the owners declare them); keys of no section are kept unchecked. */
   sections?: readonly SettingsSection[];
+  /** `--setting-sources`: which of the user, project and local files to read (default all three). */
+  settingSources?: readonly SettingSourceName[];
+  /** `--managed-settings JSON` (or managed settings the Agent SDK sends): read after the managed file, so they win. */
+  managedSettingsText?: string;
+}
+
+export type SettingSourceName = "user" | "project" | "local";
+export const SETTING_SOURCE_NAMES: readonly SettingSourceName[] = ["user", "project", "local"];
+
+/** `--settings '{"permissions":…}'`: JSON text rather than a file name. */
+export function isInlineSettings(value: string): boolean {
+  return value.trimStart().startsWith("{");
 }
 
 export interface SettingsFileLocation {
@@ -27,6 +39,8 @@ export interface SettingsFileLocation {
   root: string;
   /** The file was named explicitly, so its absence is an error. */
   required: boolean;
+  /** Settings given as JSON text on the command line: `path` is only a label. */
+  text?: string;
 }
 
 /**
@@ -56,16 +70,20 @@ export function settingsFileLocations(options: LoadSettingsOptions): SettingsFil
   const cwd = path.resolve(options.cwd);
   const home = path.resolve(options.home ?? getToolgateHome(env));
   const managed = path.resolve(options.managedSettingsPath ?? (env.TOOLGATE_MANAGED_SETTINGS || DEFAULT_MANAGED_SETTINGS_PATH));
+  const wanted = new Set(options.settingSources ?? SETTING_SOURCE_NAMES);
   const locations: SettingsFileLocation[] = [
-    { source: "userSettings", path: userSettingsPath(home), root: settingsRootFor(userSettingsPath(home)), required: false },
-    { source: "projectSettings", path: projectSettingsPath(cwd), root: cwd, required: false },
-    { source: "localSettings", path: localSettingsPath(cwd), root: cwd, required: false },
+    ...(wanted.has("user") ? [{ source: "userSettings" as const, path: userSettingsPath(home), root: settingsRootFor(userSettingsPath(home)), required: false }] : []),
+    ...(wanted.has("project") ? [{ source: "projectSettings" as const, path: projectSettingsPath(cwd), root: cwd, required: false }] : []),
+    ...(wanted.has("local") ? [{ source: "localSettings" as const, path: localSettingsPath(cwd), root: cwd, required: false }] : []),
   ];
-  if (options.settingsFile) {
+  if (options.settingsFile && isInlineSettings(options.settingsFile)) {
+    locations.push({ source: "flagSettings", path: "--settings (JSON text)", root: cwd, required: true, text: options.settingsFile });
+  } else if (options.settingsFile) {
     const file = path.resolve(cwd, options.settingsFile);
     locations.push({ source: "flagSettings", path: file, root: settingsRootFor(file), required: true });
   }
   locations.push({ source: "policySettings", path: managed, root: settingsRootFor(managed), required: false });
+  if (options.managedSettingsText !== undefined) locations.push({ source: "policySettings", path: "--managed-settings (JSON text)", root: cwd, required: true, text: options.managedSettingsText });
   return locations;
 }
 
@@ -89,6 +107,11 @@ export function readSettingsFile(file: string, sections?: readonly SettingsSecti
     if (code === "EISDIR") return { status: "error", message: "is a directory, not a settings file" };
     return { status: "error", message: `cannot be read (${code ?? (err as Error).message})` };
   }
+  return parseSettingsText(text, sections);
+}
+
+/** Validate settings given as text (a file's content, or JSON from the command line); see readSettingsFile. */
+export function parseSettingsText(text: string, sections?: readonly SettingsSection[]): ReadSettingsResult {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === "") return { status: "ok", settings: {}, raw: {}, text, problems: [] };
   const parsed = parseJsonWithLocation(text);
@@ -109,7 +132,7 @@ export function loadSettingsFiles(options: LoadSettingsOptions): LoadedSettings 
   const files: SettingsFile[] = [];
   const errors: SettingsLoadError[] = [];
   for (const location of settingsFileLocations(options)) {
-    const result = readSettingsFile(location.path, options.sections);
+    const result = location.text !== undefined ? parseSettingsText(location.text, options.sections) : readSettingsFile(location.path, options.sections);
     if (result.status === "missing") {
       if (location.required) errors.push({ source: location.source, path: location.path, message: "the settings file does not exist" });
       continue;

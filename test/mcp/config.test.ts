@@ -118,7 +118,7 @@ describe("loadMcpConfig", () => {
     fs.writeFileSync(path.join(dir, "conf", "extra.json"), JSON.stringify({ mcpServers: { a: { command: "from-extra", cwd: "." } } }));
     const { servers, errors } = loadMcpConfig({ projectDir: dir, configFiles: ["conf/extra.json", '{"mcpServers": {"c": {"type": "http", "url": "http://x/mcp"}}}'], env: {} });
     expect(errors).toEqual([]);
-    expect(servers.map((s) => [s.name, s.config.type === "stdio" ? s.config.command : s.config.url])).toEqual([
+    expect(servers.map((s) => [s.name, s.config.type === "stdio" ? s.config.command : (s.config as { url: string }).url])).toEqual([
       ["b", "b"],
       ["a", "from-extra"],
       ["c", "http://x/mcp"],

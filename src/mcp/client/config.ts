@@ -28,7 +28,18 @@ export interface McpRemoteServerConfig {
   alwaysLoad?: boolean;
 }
 
-export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+/**
+ * A server that lives in the program driving toolgate (the Agent SDK's `createSdkMcpServer`): its JSON-RPC
+ * travels over that program's control channel. Never read from a file; only the controlling client adds one.
+ */
+export interface McpSdkServerConfig {
+  type: "sdk";
+  /** A fresh transport to the server for each connect. */
+  transport: () => import("@modelcontextprotocol/sdk/shared/transport.js").Transport;
+  alwaysLoad?: boolean;
+}
+
+export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig | McpSdkServerConfig;
 
 export interface ScopedMcpServerConfig {
   name: string;

@@ -93,6 +93,8 @@ function createTransport(name: string, config: McpServerConfig, options: McpConn
       const viaProxy = environmentFetchOption();
       return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...(viaProxy ? { fetch: viaProxy } : {}) });
     }
+    case "sdk":
+      return config.transport();
   }
 }
 
@@ -237,7 +239,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
       if (client === c) await disconnect();
       if (!shutDown) {
         status = "failed";
-        error = `could not connect: ${config.type === "stdio" ? "" : `${addressOf(config.url)}: `}${reason}`;
+        error = `could not connect: ${config.type === "stdio" || config.type === "sdk" ? "" : `${addressOf(config.url)}: `}${reason}`;
       }
     }
   };

@@ -10,6 +10,8 @@ const inputSchema = () =>
     description: z.string().trim().min(1, "give a short (3-5 word) description of the task").describe("A short (3-5 word) description of the task"),
     prompt: z.string().trim().min(1, "the prompt is the subagent's whole task: it cannot be empty").describe("The task for the subagent, with all the context it needs"),
     subagent_type: z.string().optional().describe(`The agent type to use (default ${DEFAULT_AGENT_TYPE})`),
+    // Models trained on Claude Code send it; a subagent here always runs to its end before the answer comes back.
+    run_in_background: z.boolean().optional().describe("Accepted for compatibility; the subagent always runs in the foreground and its answer is this call's result"),
   });
 
 export type AgentInput = z.infer<ReturnType<typeof inputSchema>>;

@@ -448,7 +448,8 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
       num_turns: result.turns,
       result: isError ? errorText : result.text,
       stop_reason: lastStopReason,
-      terminal_reason: budgetHit ? "budget_exhausted" : structuredFailed ? "structured_output_retry_exhausted" : TERMINAL_REASONS[result.reason],
+      // An interrupt while tools ran (the model had asked for them) is Claude Code's aborted_tools.
+      terminal_reason: budgetHit ? "budget_exhausted" : structuredFailed ? "structured_output_retry_exhausted" : result.reason === "aborted" && lastStopReason === "tool_use" ? "aborted_tools" : TERMINAL_REASONS[result.reason],
       total_cost_usd: Math.round(costUSD * 1_000_000) / 1_000_000,
       usage: {
         input_tokens: result.usage.inputTokens,

@@ -14,9 +14,11 @@ vi.setConfig({ testTimeout: 120_000 });
 const permissionServer = path.join(repoRoot, "test/agent/fixtures/permissionServer.ts");
 
 /** A run whose stdin stays open: `onLine` sees each stdout line as it comes and may write to stdin or end it. */
-function startStreaming(args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, any>, write: (value: unknown) => void, end: () => void) => void): Promise<CliRun> {
+function startStreaming(args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, any>, write: (value: unknown) => void, end: () => void) => void, first?: unknown): Promise<CliRun> {
   const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
   const write = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+  // As under Claude Code, the client writes first: init comes with each prompt, after its user line.
+  if (first !== undefined) write(first);
   const end = () => child.stdin.end();
   let stdout = "";
   let stderr = "";
@@ -74,16 +76,16 @@ describe("toolgate -p: an allow with updatedInput from the SDK host (can_use_too
     };
     const asked: string[] = [];
     const run = await startStreaming(
-      ["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--no-sandbox", "--disallowedTools", "Bash(rm:*)"],
+      ["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--disallowedTools", "Bash(rm:*)"],
       agentEnv(server, dir),
       (line, write, end) => {
-        if (line.type === "system" && line.subtype === "init") write({ type: "user", message: { role: "user", content: "go" } });
         if (line.type === "control_request" && line.request.subtype === "can_use_tool") {
           asked.push(line.request.tool_use_id);
           write({ type: "control_response", response: { subtype: "success", request_id: line.request_id, response: { behavior: "allow", updatedInput: rewrites[line.request.tool_use_id] } } });
         }
         if (line.type === "result") end();
       },
+      { type: "user", message: { role: "user", content: "go" } },
     );
     expect(run.code).toBe(0);
     expect(asked).toEqual(["toolu_protected", "toolu_rm", "toolu_invalid"]);
@@ -116,7 +118,7 @@ describe("toolgate -p --permission-prompt-tool", () => {
     });
     const log = path.join(dir, "questions.jsonl");
     const mcpConfig = JSON.stringify({ mcpServers: { perm: { command: process.execPath, args: ["--import", "tsx", permissionServer], env: { PERMISSION_LOG: log, ...env } } } });
-    const run = await runCli(["-p", "write notes", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--mcp-config", mcpConfig, "--permission-prompt-tool", "mcp__perm__approve"], agentEnv(server, dir));
+    const run = await runCli(["-p", "write notes", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--mcp-config", mcpConfig, "--permission-prompt-tool", "mcp__perm__approve"], agentEnv(server, dir));
     expect(run.code).toBe(0);
     expect(fs.readFileSync(log, "utf8").trim().split("\n")).toHaveLength(1);
     return { run, sent: toolResultSent(server.requests(), "toolu_write")! };
@@ -153,7 +155,7 @@ describe("toolgate -p --input-format stream-json: lines that are JSON but not ob
     const dir = project();
     const server = await serveModel({ turns: [{ content: [{ type: "text", text: "still here" }] }] });
     const stdin = ["null", "42", '"user"', '[{"type":"user"}]', "true", JSON.stringify({ type: "user", message: { role: "user", content: "hello" } }), ""].join("\n");
-    const run = await runCli(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--no-sandbox"], agentEnv(server, dir), stdin);
+    const run = await runCli(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], agentEnv(server, dir), stdin);
     expect(run.code).toBe(0);
     const errors = run.lines.filter((l) => l.type === "system" && l.subtype === "input_error").map((l) => l.message);
     expect(errors).toHaveLength(5);

@@ -89,7 +89,7 @@ describe("toolgate -p", () => {
     it(`${provider}: stream-json prints init, messages, status and a final result; turn 2 carries the tool_result`, async () => {
       const server = await serve(readTurns);
       const dir = project({ "notes.txt": "ship it\n" });
-      const run = await start(["-p", "What does notes.txt say?", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], envFor(server, provider, dir)).done;
+      const run = await start(["-p", "What does notes.txt say?", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, provider, dir)).done;
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
       const types = run.lines.map((l) => (l.type === "system" ? `system:${l.subtype}` : l.type));
@@ -135,7 +135,7 @@ describe("toolgate -p", () => {
         { content: [{ type: "text", text: "done" }] },
       ],
     });
-    const run = await start(["-p", "touch it", "--cwd", dir, "--output-format", "stream-json", "--allowedTools", "Bash(touch:*)"], envFor(server, "anthropic", dir)).done;
+    const run = await start(["-p", "touch it", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--allowedTools", "Bash(touch:*)"], envFor(server, "anthropic", dir)).done;
     expect(run.code).toBe(0);
     expect(fs.existsSync(flag)).toBe(true);
     expect(run.lines.at(-1)).toMatchObject({ subtype: "success", num_turns: 2 });
@@ -146,7 +146,7 @@ describe("toolgate -p", () => {
     const server = await serve({
       turns: [{ content: [{ type: "tool_use", id: "toolu_sleep", name: "Bash", input: { command: "sleep 30" } }], usage: { input_tokens: 5, output_tokens: 5 } }, { content: [{ type: "text", text: "unreached" }] }],
     });
-    const proc = start(["-p", "wait", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], envFor(server, "anthropic", dir));
+    const proc = start(["-p", "wait", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir));
     let signalledAt = 0;
     proc.onLine((line) => {
       if (line.type === "system" && line.subtype === "tool_status" && line.status === "running" && !signalledAt) {
@@ -165,7 +165,7 @@ describe("toolgate -p", () => {
     expect(resultAt - signalledAt).toBeLessThan(3_000);
     expect(run.code).toBe(130);
     const result = run.lines.at(-1)!;
-    expect(result).toMatchObject({ type: "result", is_error: true, stop_reason: "aborted" });
+    expect(result).toMatchObject({ type: "result", is_error: true, terminal_reason: "aborted_tools" });
     const answered = run.lines.filter((l) => l.type === "user").flatMap((l) => (Array.isArray(l.message.content) ? l.message.content : [])).filter((b: any) => b.type === "tool_result");
     expect(answered.map((b: any) => b.tool_use_id)).toEqual(["toolu_sleep"]);
     expect(server.requests()).toHaveLength(1);
@@ -188,7 +188,7 @@ describe("toolgate -p", () => {
       const mcpConfig = JSON.stringify({ mcpServers: { perm: { command: process.execPath, args: ["--import", "tsx", permissionServer], env: { PERMISSION_ANSWER: answer, PERMISSION_LOG: log } } } });
       const server = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_push", name: "Bash", input: { command: "git push origin main" } }] }, { content: [{ type: "text", text: "pushed?" }] }] });
       const run = await start(
-        ["-p", "push", "--cwd", work, "--output-format", "stream-json", "--no-sandbox", "--mcp-config", mcpConfig, "--permission-prompt-tool", "mcp__perm__approve"],
+        ["-p", "push", "--cwd", work, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--mcp-config", mcpConfig, "--permission-prompt-tool", "mcp__perm__approve"],
         { ...envFor(server, "anthropic", dir), GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
       ).done;
       expect(run.code).toBe(0);
@@ -217,7 +217,7 @@ describe("toolgate -p", () => {
         { content: [{ type: "text", text: "written" }] },
       ],
     });
-    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--no-sandbox"], envFor(server, "anthropic", dir));
+    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir));
     proc.child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: "hello" } })}\n`);
     let results = 0;
     proc.onLine((line) => {
@@ -241,7 +241,7 @@ describe("toolgate -p", () => {
     const dir = project();
     const touch = (id: string, command: string) => ({ content: [{ type: "tool_use" as const, id, name: "Bash", input: { command } }] });
     const server = await serve({ turns: [touch("toolu_a", "touch a.txt"), touch("toolu_b", "touch b.txt"), touch("toolu_rm", "rm a.txt"), { content: [{ type: "text", text: "done" }] }] });
-    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--no-sandbox"], envFor(server, "anthropic", dir));
+    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir));
     proc.child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: "make two files, then remove one" } })}\n`);
     const asked: string[] = [];
     proc.onLine((line) => {
@@ -282,7 +282,7 @@ describe("toolgate -p", () => {
   it("a model server that fails for good still ends with a result line and exit 1", async () => {
     const server = await serve({ turns: [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }] });
     const dir = project();
-    const run = await start(["-p", "hi", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], envFor(server, "anthropic", dir)).done;
+    const run = await start(["-p", "hi", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir)).done;
     expect(run.code).toBe(1);
     expect(run.lines.at(-1)).toMatchObject({ type: "result", is_error: true, subtype: "error_during_execution" });
     expect(run.lines.at(-1)!.result).toMatch(/invalid x-api-key/);
@@ -309,7 +309,7 @@ describe("toolgate -p --permission-mode auto", () => {
       const server = await serve({
         turns: [touchTurn(file), { content: [{ type: "text", text: `{"decision": "${decision}", "reason": "scripted ${decision}"}` }] }, { content: [{ type: "text", text: "finished" }] }],
       });
-      const run = await start(["-p", "create the marker file", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
+      const run = await start(["-p", "create the marker file", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
       expect(run.code).toBe(0);
       expect(fs.existsSync(file)).toBe(decision === "allow");
       expect(run.lines.find((l) => l.subtype === "auto_mode")).toMatchObject({ tool_name: "Bash", decision, reason: `scripted ${decision}` });
@@ -330,7 +330,7 @@ describe("toolgate -p --permission-mode auto", () => {
     fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ permissions: { ask: ["Bash(touch:*)"] } }));
     const file = path.join(dir, "never");
     const server = await serve({ turns: [touchTurn(file), { content: [{ type: "text", text: "ok" }] }] });
-    const run = await start(["-p", "touch", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
+    const run = await start(["-p", "touch", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
     expect(run.code).toBe(0);
     expect(server.requests()).toHaveLength(2); // no classifier request
     expect(fs.existsSync(file)).toBe(false);
@@ -339,7 +339,7 @@ describe("toolgate -p --permission-mode auto", () => {
     const other = project();
     const file2 = path.join(other, "garbled");
     const server2 = await serve({ turns: [touchTurn(file2), { content: [{ type: "text", text: "sure, go ahead!" }] }, { content: [{ type: "text", text: "ok" }] }] });
-    const run2 = await start(["-p", "touch", "--cwd", other, "--output-format", "stream-json", "--no-sandbox", "--permission-mode", "auto"], envFor(server2, "anthropic", other)).done;
+    const run2 = await start(["-p", "touch", "--cwd", other, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--permission-mode", "auto"], envFor(server2, "anthropic", other)).done;
     expect(fs.existsSync(file2)).toBe(false);
     expect(run2.lines.find((l) => l.subtype === "auto_mode")).toMatchObject({ decision: "deny" });
     expect(run2.lines.find((l) => l.subtype === "auto_mode")!.reason).toMatch(/could not judge/);
@@ -356,7 +356,7 @@ describe("toolgate -p: transcripts and resume", () => {
       ],
     });
     const env = envFor(server, "anthropic", dir);
-    const proc = start(["-p", "first prompt", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], env);
+    const proc = start(["-p", "first prompt", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], env);
     proc.onLine((line) => {
       if (line.type === "system" && line.subtype === "tool_status" && line.status === "running") setTimeout(() => proc.child.kill("SIGKILL"), 200);
     });
@@ -364,7 +364,7 @@ describe("toolgate -p: transcripts and resume", () => {
     expect(killed.code).toBe(null);
     const sessionId = killed.lines[0].session_id as string;
 
-    const run = await start(["-p", "second prompt", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--continue"], env).done;
+    const run = await start(["-p", "second prompt", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--continue"], env).done;
     expect(run.code).toBe(0);
     expect(run.lines[0].session_id).toBe(sessionId);
     expect(run.lines.at(-1)).toMatchObject({ result: "resumed fine" });
@@ -418,7 +418,7 @@ describe("toolgate -p: compaction", () => {
       ],
     });
     const env = envFor(server, "anthropic", dir);
-    const args = ["--cwd", dir, "--output-format", "stream-json", "--no-sandbox"];
+    const args = ["--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"];
     expect((await start(["-p", "write a long essay", ...args], env).done).code).toBe(0);
     const second = await start(["-p", "now shorten it", ...args, "--continue"], env).done;
     expect(second.code).toBe(0);
@@ -463,11 +463,11 @@ describe("toolgate -p: checkpoints after a resume", () => {
     const env = envFor(server, "anthropic", dir);
     fs.mkdirSync(path.join(dir, ".toolgate"));
     fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ permissions: { allow: ["Write"] } }));
-    const first = await start(["-p", "rewrite notes", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--trust"], env).done;
+    const first = await start(["-p", "rewrite notes", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--trust"], env).done;
     expect(first.code).toBe(0);
     expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("rewritten\n");
 
-    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--no-sandbox", "--continue"], env);
+    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--continue"], env);
     proc.child.stdin.end(`${JSON.stringify({ type: "control_request", request_id: "r1", request: { subtype: "rewind_files", message_id: "msg_edit" } })}\n`);
     const run = await proc.done;
     const response = run.lines.find((l) => l.type === "control_response")!;

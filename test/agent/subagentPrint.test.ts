@@ -29,7 +29,7 @@ describe("toolgate -p with subagents", () => {
       ".claude/agents/note-reader.md": "---\nname: note-reader\ndescription: Reads notes.\ntools:\n  - Read\n---\nYou read notes and quote them.\n",
       ".toolgate/agents/broken.md": "---\nname: broken\n---\nno description\n",
     });
-    const result = await run(["-p", "When do we ship?", "--cwd", dir, "--output-format", "stream-json", "--verbose", "--no-sandbox"], server, dir);
+    const result = await run(["-p", "When do we ship?", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--verbose", "--no-sandbox"], server, dir);
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(lines[0].tools).toEqual(expect.arrayContaining(["Agent", "TodoWrite"]));

@@ -41,7 +41,7 @@ describe("change summaries and toolgate diff", () => {
         { content: [{ type: "text", text: "Done." }] },
       ],
     });
-    const run = await runCli(["-p", "change things", "--cwd", dir, "--output-format", "stream-json", "--permission-mode", "acceptEdits", "--no-sandbox"], agentEnv(server, dir));
+    const run = await runCli(["-p", "change things", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--permission-mode", "acceptEdits", "--no-sandbox"], agentEnv(server, dir));
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const summaries = run.lines.filter((l) => l.type === "change_summary");

@@ -468,6 +468,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
       ),
       permission_denials: result.permissionDenials.map((d) => ({ tool_name: d.toolName, tool_use_id: d.toolUseID, tool_input: d.toolInput })),
       errors: isError ? [errorText] : [],
+      ...(currentPromptUuid ? { user_message_uuid: currentPromptUuid } : {}),
       ...(structured.value !== undefined && !isError ? { structured_output: structured.value } : {}),
     };
   };

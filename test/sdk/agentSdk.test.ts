@@ -5,99 +5,14 @@
  * model was sent.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { createSdkMcpServer, query, tool, type Options, type SDKMessage, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
-import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { builtIsFresh, cliEnv, repoRoot } from "../cliCommand.js";
+import { createSdkMcpServer, query, tool, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
+import { call, closeServers, collect, EVERYTHING_SERVER, project, promptStream, results, resultText, sdkOptions, sent, serve, text, toolResults } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 120_000 });
-
-const require = createRequire(import.meta.url);
-const EVERYTHING_SERVER = path.join(path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js");
-
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-function project(files: Record<string, string> = {}): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-sdk-")));
-  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
-  fs.mkdirSync(path.join(dir, ".home"));
-  return dir;
-}
-
-async function serve(script: FakeModelScript): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
-
-/** The SDK's options that point it at toolgate, the project and the scripted model. */
-function sdkOptions(dir: string, server: FakeModelServer, extra: Partial<Options> = {}, env: Record<string, string> = {}): Options {
-  const stderr: string[] = [];
-  return {
-    cwd: dir,
-    ...(builtIsFresh
-      ? { pathToClaudeCodeExecutable: path.join(repoRoot, "dist/cli/main.js") }
-      : { pathToClaudeCodeExecutable: path.join(repoRoot, "src/cli/main.ts"), executable: "node", executableArgs: ["--import", pathToFileURL(path.join(repoRoot, "node_modules/tsx/dist/loader.mjs")).href] }),
-    env: { ...process.env, ...cliEnv, TOOLGATE_HOME: path.join(dir, ".home"), ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, OPENAI_API_KEY: "", ...env },
-    stderr: (data) => stderr.push(data),
-    ...extra,
-  };
-}
-
-async function collect(messages: AsyncIterable<SDKMessage>): Promise<SDKMessage[]> {
-  const out: SDKMessage[] = [];
-  for await (const m of messages) out.push(m);
-  return out;
-}
-
-/** The result messages, read as plain objects (the success and error variants carry different fields). */
-const results = (messages: SDKMessage[]) => messages.filter((m) => m.type === "result") as unknown as Array<Record<string, any>>;
-const text = (turn: string) => ({ content: [{ type: "text" as const, text: turn }] });
-const call = (id: string, name: string, input: Record<string, unknown>) => ({ content: [{ type: "tool_use" as const, id, name, input }] });
-
-/** A prompt stream the test feeds: push a user message, end when done. */
-function promptStream() {
-  const queue: SDKUserMessage[] = [];
-  let wake: (() => void) | undefined;
-  let ended = false;
-  return {
-    push(content: SDKUserMessage["message"]["content"]) {
-      queue.push({ type: "user", message: { role: "user", content }, parent_tool_use_id: null, session_id: "" } as SDKUserMessage);
-      wake?.();
-    },
-    end() {
-      ended = true;
-      wake?.();
-    },
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        if (queue.length) yield queue.shift()!;
-        else if (ended) return;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-  };
-}
-
-/** The text of what the model was sent in request `n` (system prompt and messages). */
-function sent(server: FakeModelServer, n: number): string {
-  return JSON.stringify(server.requests()[n]?.body ?? {});
-}
-
-function toolResults(server: FakeModelServer, n: number): Array<{ tool_use_id: string; content: unknown; is_error?: boolean }> {
-  const body = server.requests()[n]?.body as { messages: Array<{ role: string; content: unknown }> };
-  return body.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<Record<string, any>>).filter((b) => b.type === "tool_result") : [])) as never;
-}
-
-const resultText = (r: { content: unknown }) => (typeof r.content === "string" ? r.content : JSON.stringify(r.content));
+afterEach(closeServers);
 
 describe("toolgate under the Claude Agent SDK", () => {
   it("plain prompt: initialize answered, init and result in the SDK's shapes, no echo and no toolgate-only events", async () => {

@@ -39,6 +39,18 @@ describe("toolgate under the Claude Agent SDK", () => {
     expect(sent(server, 0)).toContain("say hello");
   });
 
+  it("an OpenAI-compatible model behind the SDK: the same query, a tool call and its result, over chat completions", async () => {
+    const dir = project({ "notes.txt": "ship it\n" });
+    const server = await serve({ turns: [call("call_read", "Read", { file_path: path.join(dir, "notes.txt") }), text("the note says ship it")] });
+    const messages = await collect(query({ prompt: "what does notes.txt say?", options: sdkOptions(dir, server, { model: "qwen3:8b" }, { TOOLGATE_PROVIDER: "openai", OPENAI_API_KEY: "test", OPENAI_BASE_URL: `${server.url}/v1`, ANTHROPIC_API_KEY: "", ANTHROPIC_BASE_URL: "" }) }));
+    expect(server.requests().map((r) => r.path)).toEqual(["/v1/chat/completions", "/v1/chat/completions"]);
+    expect((server.requests()[0].body as { model: string }).model).toBe("qwen3:8b");
+    expect(JSON.stringify(server.requests()[1].body)).toContain("ship it");
+    expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "the note says ship it" });
+    const init = messages[0] as Extract<SDKMessage, { subtype: "init" }>;
+    expect(init).toMatchObject({ model: "qwen3:8b", apiKeySource: "none" });
+  });
+
   it("canUseTool: allow with updatedInput writes the updated content; denials come back to the model; sandboxed Bash is asked too", async () => {
     const dir = project();
     const a = path.join(dir, "a.txt");

@@ -4,7 +4,7 @@
  * written, always ending with a `result` line). Claude Code's shapes where it has one.
  */
 import { randomUUID } from "node:crypto";
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { AnyTool, CanUseToolFn, McpClientInfo, ToolUseContext } from "../core/Tool.js";
 import type { AssistantMessage, DocumentBlock, ImageBlock, Message, TextBlock, UserMessage } from "../core/messages.js";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionMode } from "../core/permissionTypes.js";
@@ -43,6 +43,8 @@ export interface HeadlessOptions {
   prompt?: string;
   /** stream-json input: the lines from the controlling program, and the requests we send it. */
   channel?: ControlChannel;
+  /** stream-json input without a channel: one is made over this stream. */
+  input?: Readable;
   inputFormat: InputFormat;
   output: Writable;
   /** Diagnostics for the user (text and json formats with --verbose); never the model's output. */
@@ -135,7 +137,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
   let provider = options.provider;
   const sessionId = session.context.sessionId;
   const streaming = options.outputFormat === "stream-json";
-  const channel = options.inputFormat === "stream-json" ? options.channel : undefined;
+  const channel = options.inputFormat !== "stream-json" ? undefined : (options.channel ?? (options.input ? new ControlChannel(options.input, (value) => writeLine(output, value)) : undefined));
   const messages: Message[] = options.messages ?? [];
   const compactionState: CompactionState = { failures: 0 };
   let current: AbortController | undefined;

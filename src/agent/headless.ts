@@ -132,7 +132,22 @@ interface QueuedPrompt {
   uuid: string;
 }
 
-export async function runHeadless(options: HeadlessOptions): Promise<AgentResult> {
+/** A headless run's result; `unansweredAsks` counts calls denied only because no one could approve them. */
+export type HeadlessResult = AgentResult & { unansweredAsks?: number };
+
+/** Exit code of a -p run whose calls were denied because they would ask and no one could answer (text and json output). */
+export const EXIT_DENIED = 3;
+
+/** One line for the person about a denied call: the tool, what it wanted, and the message (with the way to allow it). */
+function denialLine(denial: AgentResult["permissionDenials"][number], told: string | undefined): string {
+  const input = denial.toolInput as Record<string, unknown> | undefined;
+  const target = typeof input?.command === "string" ? input.command : typeof input?.file_path === "string" ? input.file_path : typeof input?.url === "string" ? input.url : "";
+  const what = target ? `${denial.toolName} ${target.length > 120 ? `${target.slice(0, 117)}...` : target}` : denial.toolName;
+  const why = (told ?? "").replace(/<\/?tool_use_error>/g, "").replace(/\s+/g, " ").trim();
+  return `toolgate: denied ${what}${why ? `: ${why.length > 600 ? `${why.slice(0, 597)}...` : why}` : ""}`;
+}
+
+export async function runHeadless(options: HeadlessOptions): Promise<HeadlessResult> {
   const { session, output } = options;
   let provider = options.provider;
   const sessionId = session.context.sessionId;
@@ -153,6 +168,10 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
   const turnMessages = new Map<string, string[]>();
   let currentPromptUuid: string | undefined;
   const startedAt = Date.now();
+  /** Calls denied because they would ask and no one could answer (the person may want to allow them). */
+  const unanswered = new Set<string>();
+  /** What the model was told about each denied call, for the person's summary. */
+  const deniedText = new Map<string, string>();
 
   /** Every message the consumer sees carries a uuid and the session id. */
   const emit = (value: Record<string, unknown>) => (streaming ? writeLine(output, { ...value, uuid: randomUUID(), session_id: sessionId }) : Promise.resolve());
@@ -239,7 +258,11 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
         decisionReason: { type: "other", reason: `auto mode: ${verdict.reason}` },
       };
     }
-    return (await askOutside(tool, input, toolUseID, decision)) ?? fallback(tool, input, context, assistantMessage, toolUseID, decision);
+    const outside = await askOutside(tool, input, toolUseID, decision);
+    if (outside) return outside;
+    const verdict = await fallback(tool, input, context, assistantMessage, toolUseID, decision);
+    if (verdict.behavior === "deny") unanswered.add(toolUseID);
+    return verdict;
   };
 
   const mode = () => session.context.getAppState().toolPermissionContext.mode;
@@ -361,6 +384,11 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
         break;
       case "user":
         options.transcript?.append(event.message);
+        if (Array.isArray(event.message.content)) {
+          for (const block of event.message.content) {
+            if (block.type === "tool_result" && block.is_error) deniedText.set(block.tool_use_id, typeof block.content === "string" ? block.content : block.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" "));
+          }
+        }
         await emit({ type: "user", message: event.message, parent_tool_use_id: null, timestamp: new Date().toISOString() });
         break;
       case "tool":
@@ -503,8 +531,11 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentResult
     else if (options.outputFormat === "json") await writeLine(output, { ...resultLine(last, 0), uuid: randomUUID(), session_id: sessionId });
     else await new Promise<void>((resolve) => output.write(last!.reason === "completed" ? `${last!.text}\n` : "", () => resolve()));
     if (options.outputFormat === "text" && last.reason !== "completed") options.diagnostics.write(`toolgate: ${last.error ?? last.reason}\n`);
+    // The model was told why each call was denied; the person is told too, with what would allow it.
+    if (!streaming) for (const denial of totals.denials.length ? totals.denials : last.permissionDenials) options.diagnostics.write(`${denialLine(denial, deniedText.get(denial.toolUseID))}\n`);
   }
-  return last;
+  const unansweredAsks = (totals.denials.length ? totals.denials : last.permissionDenials).filter((d) => unanswered.has(d.toolUseID)).length;
+  return { ...last, ...(unansweredAsks ? { unansweredAsks } : {}) };
 
   /** stream-json input: user messages run one after another in one conversation; control requests act at once. */
   async function runStreamJsonInput(): Promise<AgentResult> {

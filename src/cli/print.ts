@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import type { Writable } from "node:stream";
 import { createSession, type SessionOptions } from "../session/index.js";
-import { exitCodeFor, runHeadless, type InputFormat, type OutputFormat } from "../agent/headless.js";
+import { EXIT_DENIED, exitCodeFor, runHeadless, type InputFormat, type OutputFormat } from "../agent/headless.js";
 import { ControlChannel, writeJsonLine } from "../agent/controlChannel.js";
 import { readSdkInitialize, type SdkInitialize } from "../agent/sdkInitialize.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
@@ -321,7 +321,10 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
           additionalDirectories: [...session.context.getAppState().toolPermissionContext.additionalWorkingDirectories].map((d) => d.path),
         },
       });
-      return interrupts > 0 ? 130 : exitCodeFor(result);
+      if (interrupts > 0) return 130;
+      // Text and json: a run that finished with calls no one could approve says so in its exit code.
+      if (outputFormat !== "stream-json" && result.reason === "completed" && result.unansweredAsks) return EXIT_DENIED;
+      return exitCodeFor(result);
     } finally {
       process.off("SIGINT", onSigint);
       offTermination();

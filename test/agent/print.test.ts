@@ -279,6 +279,25 @@ describe("toolgate -p", () => {
     expect(warnings[2]).toContain("updatedPermissions[3] was ignored");
   });
 
+  it("denied calls are told to the person on stderr with what would allow them; an ask no one could answer exits 3", async () => {
+    const dir = project();
+    const target = path.join(dir, "out.txt");
+    const server = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: target, content: "x" } }] }, { content: [{ type: "text", text: "Done." }] }] });
+    const run = await start(["-p", "write out.txt", "--cwd", dir, "--no-sandbox"], envFor(server, "anthropic", dir)).done;
+    expect(run.stdout).toBe("Done.\n");
+    expect(fs.existsSync(target)).toBe(false);
+    expect(run.code).toBe(3);
+    const line = run.stderr.split("\n").find((l) => l.startsWith("toolgate: denied Write"))!;
+    expect(line).toContain(target);
+    expect(line).toMatch(/--allowedTools|--permission-mode acceptEdits/);
+    // a deny rule is the person's own choice: the line still comes, the exit code stays 0
+    const server2 = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_w2", name: "Write", input: { file_path: target, content: "x" } }] }, { content: [{ type: "text", text: "Done." }] }] });
+    const denied = await start(["-p", "write out.txt", "--cwd", dir, "--no-sandbox", "--output-format", "json", "--disallowedTools", "Write"], envFor(server2, "anthropic", dir)).done;
+    expect(denied.code).toBe(0);
+    expect(JSON.parse(denied.stdout).permission_denials).toEqual([expect.objectContaining({ tool_use_id: "toolu_w2" })]);
+    expect(denied.stderr).toMatch(/toolgate: denied Write .*out\.txt: .*denied/);
+  });
+
   it("a model server that fails for good still ends with a result line and exit 1", async () => {
     const server = await serve({ turns: [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }] });
     const dir = project();

@@ -22,7 +22,7 @@ import {
 import { createRepeatGuard, repeatedCallNotice, REPEAT_LIMIT } from "./repeatGuard.js";
 import { repairHistory, textOf } from "./history.js";
 import { compactHistory, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
-import { countContextTokens, estimateTokens } from "../providers/index.js";
+import { countContextTokens, estimateTokens, getModelInfo } from "../providers/index.js";
 import { summarizeMessageChanges, type ChangeSummary } from "./changes.js";
 import { estimateCostUSD } from "./cost.js";
 import { todoReminder } from "./todos.js";
@@ -147,6 +147,19 @@ function promptMessage(prompt: string | UserBlock[], hookContext: string[]): Use
   return { role: "user", content };
 }
 
+/** Tokens a prompt takes: its text counted, an image at its usual cost (the API scales images down). */
+const IMAGE_TOKENS = 1_600;
+function promptTokenEstimate(message: UserMessage): number {
+  if (typeof message.content === "string") return estimateTokens(message.content);
+  let tokens = 0;
+  for (const block of message.content) {
+    if (block.type === "text") tokens += estimateTokens(block.text);
+    else if (block.type === "image") tokens += IMAGE_TOKENS;
+    else if (block.type === "document") tokens += estimateTokens(block.source.data);
+  }
+  return tokens;
+}
+
 function notices(list: readonly HookNotice[]): AgentEvent[] {
   return list.map((n) => ({ type: "notice", level: n.level, message: `${n.hookEvent} hook${n.command ? ` (${n.command})` : ""}: ${n.message}` }));
 }
@@ -198,6 +211,19 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       // telemetry is best effort
     }
     const first = promptMessage(prompt, submitted?.additionalContext ?? []);
+    // A prompt larger than a whole request may be is refused here, before it is sent or becomes history, so
+    // the session stays usable (the API would refuse it, and every later request of the session with it).
+    const promptTokens = promptTokenEstimate(first);
+    const limit = options.compaction?.threshold ?? getModelInfo(options.provider.model).contextWindow;
+    if (promptTokens > limit) {
+      const size = Buffer.byteLength(JSON.stringify(first.content));
+      const result = finish(
+        "prompt_too_long",
+        `The prompt was not sent: it is about ${promptTokens} tokens (${(size / 1_048_576).toFixed(1)} MB), and ${options.provider.model} takes at most ${limit} tokens in a request. Shorten it, or put the text in a file and ask the model to read the parts it needs.`,
+      );
+      yield { type: "result", result };
+      return result;
+    }
     options.messages.push(first);
     yield { type: "user", message: first };
 

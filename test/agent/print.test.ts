@@ -298,6 +298,22 @@ describe("toolgate -p", () => {
     expect(denied.stderr).toMatch(/toolgate: denied Write .*out\.txt: .*denied/);
   });
 
+  it("a prompt larger than a request may be is refused before it is sent, and the session goes on with --continue", async () => {
+    const dir = project();
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "first answer" }] }, { content: [{ type: "text", text: "still here" }] }] });
+    const env = envFor(server, "anthropic", dir);
+    expect((await start(["-p", "hello", "--cwd", dir, "--no-sandbox"], env).done).code).toBe(0);
+    const huge = "x".repeat(5 * 1024 * 1024);
+    const refused = await start(["-p", "--cwd", dir, "--no-sandbox", "--continue"], env, huge).done;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/The prompt was not sent: it is about \d+ tokens \(5\.0 MB\), and claude-sonnet-4-5 takes at most \d+ tokens/);
+    expect(server.requests()).toHaveLength(1);
+    const next = await start(["-p", "are you there?", "--cwd", dir, "--no-sandbox", "--continue"], env).done;
+    expect(next.code).toBe(0);
+    expect(next.stdout).toBe("still here\n");
+    expect(JSON.stringify(server.requests()[1].body)).not.toContain("xxxxxxxxxx");
+  });
+
   it("a model server that fails for good still ends with a result line and exit 1", async () => {
     const server = await serve({ turns: [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }] });
     const dir = project();

@@ -70,9 +70,17 @@ export function parseBash(source: string): SyntaxTree | undefined {
 const syntaxCache = new Map<string, string | undefined>();
 const SYNTAX_CACHE_SIZE = 256;
 const pendingChecks = new Map<string, Promise<string | undefined>>();
-const BASH_CHECK_TIMEOUT_MS = 10_000;
+const DEFAULT_BASH_CHECK_TIMEOUT_MS = 10_000;
+const UNCHECKED = "bash could not check it";
+/** TOOLGATE_BASH_CHECK_TIMEOUT_MS raises (or lowers) how long bash may take to read a line, for slow machines. */
+const bashCheckTimeoutMs = () => {
+  const value = Number(process.env.TOOLGATE_BASH_CHECK_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_BASH_CHECK_TIMEOUT_MS;
+};
 
 function remember(source: string, error: string | undefined): string | undefined {
+  // "bash could not check it" (a timeout under load, a failed spawn) is no verdict on the line: ask again next time.
+  if (error?.startsWith(UNCHECKED)) return error;
   if (syntaxCache.size >= SYNTAX_CACHE_SIZE) syntaxCache.delete(syntaxCache.keys().next().value as string);
   syntaxCache.set(source, error);
   return error;
@@ -96,8 +104,8 @@ function syntaxVerdict(status: number | null, stderr: string): string | undefine
 export function bashSyntaxError(source: string): string | undefined {
   if (syntaxCache.has(source)) return syntaxCache.get(source);
   const { bash, env } = bashCheck();
-  const run = spawnSync(bash, ["-n"], { input: source, env, encoding: "utf8", timeout: BASH_CHECK_TIMEOUT_MS, maxBuffer: 1 << 20 });
-  if (run.error || run.status === null) return remember(source, `bash could not check it (${run.error?.message ?? `killed by ${run.signal}`})`);
+  const run = spawnSync(bash, ["-n"], { input: source, env, encoding: "utf8", timeout: bashCheckTimeoutMs(), maxBuffer: 1 << 20 });
+  if (run.error || run.status === null) return remember(source, `${UNCHECKED} (${run.error?.message ?? `killed by ${run.signal}`})`);
   return remember(source, syntaxVerdict(run.status, run.stderr));
 }
 
@@ -117,7 +125,7 @@ function runBashCheck(source: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     const child = spawn(bash, ["-n"], { env, stdio: ["pipe", "ignore", "pipe"] });
     let stderr = "";
-    const timer = setTimeout(() => child.kill("SIGKILL"), BASH_CHECK_TIMEOUT_MS);
+    const timer = setTimeout(() => child.kill("SIGKILL"), bashCheckTimeoutMs());
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk: string) => {
       if (stderr.length < 1 << 20) stderr += chunk;
@@ -127,11 +135,11 @@ function runBashCheck(source: string): Promise<string | undefined> {
     child.stdin.end(source);
     child.on("error", (err) => {
       clearTimeout(timer);
-      resolve(`bash could not check it (${err.message})`);
+      resolve(`${UNCHECKED} (${err.message})`);
     });
     child.on("close", (status, signal) => {
       clearTimeout(timer);
-      resolve(status === null ? `bash could not check it (killed by ${signal})` : syntaxVerdict(status, stderr));
+      resolve(status === null ? `${UNCHECKED} (killed by ${signal})` : syntaxVerdict(status, stderr));
     });
   });
 }

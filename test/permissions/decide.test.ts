@@ -136,6 +136,13 @@ describe("hasPermissionsToUseTool: decision order", () => {
     expect(d).toMatchObject({ behavior: "deny", decisionReason: { type: "mode", mode: "plan" } });
   });
 
+  it("plan mode lets TodoWrite keep the task list (it writes no file)", async () => {
+    const { TodoWriteTool } = await import("../../src/tools/TodoWrite/index.js");
+    const context = sessionContext([TodoWriteTool], permissionContext(cwd, [], "plan"), home);
+    const todos = [{ content: "Plan the change", status: "in_progress", activeForm: "Planning the change" }];
+    expect((await hasPermissionsToUseTool(TodoWriteTool, { todos }, context, { toolUseID: "t1" })).behavior).toBe("allow");
+  });
+
   it("mcp__server and mcp__server__* cover every tool of the server", async () => {
     const mcpTool = { ...plainTool("mcp__github__create_issue"), isMcp: true, mcpInfo: { serverName: "github", toolName: "create_issue" } };
     const context = sessionContext([mcpTool], permissionContext(cwd, [rule("deny", "mcp__github")]), home);

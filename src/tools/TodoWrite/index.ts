@@ -32,6 +32,8 @@ export const TodoWriteTool = buildTool<TodoWriteInput, TodoWriteOutput>({
   description: () => todoWriteDescription(),
   prompt: () => todoWritePrompt(),
   checkPermissions: async (input) => ({ behavior: "allow", updatedInput: input }),
+  // It changes only the session's own list, never a file: plan mode (read-only) lets it run.
+  isReadOnly: () => true,
   describeInput: (input) => {
     const todos = Array.isArray(input.todos) ? input.todos : [];
     const done = todos.filter((t) => t?.status === "completed").length;

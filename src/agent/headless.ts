@@ -9,7 +9,7 @@ import type { AnyTool, CanUseToolFn, McpClientInfo, ToolUseContext } from "../co
 import type { AssistantMessage, DocumentBlock, ImageBlock, Message, TextBlock, UserMessage } from "../core/messages.js";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionMode } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
-import { applyPermissionUpdate, describeSuggestion, parsePermissionUpdates } from "../permissions/index.js";
+import { applyPermissionUpdate, describeDecisionReason, describeSuggestion, parsePermissionUpdates } from "../permissions/index.js";
 import { rewindFiles } from "../core/context.js";
 import type { Provider } from "../providers/index.js";
 import { query, type AgentEvent, type AgentResult, type AgentStopReason, type ModelRequestInfo } from "./query.js";
@@ -394,6 +394,9 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       case "tool":
         if (event.update.type === "status") {
           await emitOwn({ type: "system", subtype: "tool_status", tool_use_id: event.update.toolUseID, tool_name: event.update.toolName, status: event.update.status, ...(event.update.outcome ? { outcome: event.update.outcome } : {}), ...(event.update.explanation ? { explanation: event.update.explanation } : {}) });
+          // Why a call may run, when no rule of yours said so (the sandbox's auto-allow above all).
+          const allowed = event.update.status === "running" ? event.update.decision?.decisionReason : undefined;
+          if (allowed && allowed.type !== "rule") diagnose(`${event.update.toolName} allowed: ${describeDecisionReason(allowed)}`);
           if (event.update.status === "done") diagnose(`${event.update.toolName} ${event.update.outcome} (${event.update.durationMs ?? 0} ms)`);
         } else if (event.update.type === "progress" && options.verbose) {
           await emitOwn({ type: "system", subtype: "tool_progress", tool_use_id: event.update.toolUseID, data: event.update.data });

@@ -2,7 +2,7 @@
  * `toolgate -p` as a user runs it: the real CLI process against the scripted model server (both providers),
  * asserting on what toolgate printed and on what the model server received.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,9 +10,13 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { cliArgs, repoRoot } from "../cliCommand.js";
+import { checkSandboxSupport } from "../../src/sandbox/index.js";
 
 // Each test starts the real CLI one to four times; on a loaded 2-core machine a start takes seconds.
 vi.setConfig({ testTimeout: 120_000 });
+
+const sandboxSupport = checkSandboxSupport();
+const sandboxRuns = sandboxSupport.available && spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]).status === 0;
 
 const permissionServer = path.join(repoRoot, "test/agent/fixtures/permissionServer.ts");
 
@@ -139,6 +143,16 @@ describe("toolgate -p", () => {
     expect(run.code).toBe(0);
     expect(fs.existsSync(flag)).toBe(true);
     expect(run.lines.at(-1)).toMatchObject({ subtype: "success", num_turns: 2 });
+  });
+
+  it.skipIf(!sandboxRuns)("--verbose says when the sandbox is what lets a Bash call run", async () => {
+    const dir = project();
+    const server = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_ls", name: "Bash", input: { command: "touch made.txt" } }] }, { content: [{ type: "text", text: "ok" }] }] });
+    const run = await start(["-p", "make it", "--cwd", dir, "--verbose"], envFor(server, "anthropic", dir)).done;
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("[toolgate] Bash allowed: sandboxed, read-only: no rule allows this command, so it runs in the sandbox");
+    // read-only indeed: the touch did not write
+    expect(fs.existsSync(path.join(dir, "made.txt"))).toBe(false);
   });
 
   it("SIGINT during `sleep 30`: a result line within 3 s, exit 130, and every tool_use has its result", async () => {

@@ -327,7 +327,7 @@ function wakeRun(run: CallRun): void {
  */
 export function startCall(call: ResolvedCall): CallRun {
   const { tool, toolUseID } = call;
-  emitStatus(call, "running");
+  emitStatus(call, "running", undefined, call.decision);
   const run = { progress: [] as ProgressUpdate[], finished: false, wake: undefined } as { -readonly [K in keyof CallRun]: CallRun[K] };
   run.stopWatching = watchAbort(call.context.abortController.signal, () => {
     if (!call.settled) call.interrupted = true;

@@ -99,8 +99,8 @@ export function absorbHookOutcome(state: CallState, outcome: HookOutcome, object
 }
 
 /** Each status is one object literal of a fixed shape (V8 then shares its hidden class across calls). */
-export function emitStatus(state: CallState, status: "validating" | "running", at = Date.now()): void {
-  state.context.toolStatus?.emit({ type: "status", toolUseID: state.toolUseID, toolName: state.toolName, status, at });
+export function emitStatus(state: CallState, status: "validating" | "running", at = Date.now(), decision?: PermissionDecision): void {
+  state.context.toolStatus?.emit({ type: "status", toolUseID: state.toolUseID, toolName: state.toolName, status, at, decision });
 }
 
 export function emitAwaitingPermission(state: CallState, decision: PermissionDecision, explanation: string | undefined): void {

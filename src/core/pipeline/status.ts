@@ -16,7 +16,7 @@ export interface ToolStatusUpdate {
   status: ToolCallStatus;
   /** Milliseconds since the epoch, when the call entered this status. */
   at: number;
-  /** awaiting_permission: the verdict that asks, with its reason and suggested rules. */
+  /** awaiting_permission: the verdict that asks, with its reason and suggested rules; running: the allow that let it run. */
   decision?: PermissionDecision;
   /** awaiting_permission: the sentence to show the user. */
   explanation?: string;

@@ -15,12 +15,17 @@ export interface SandboxReportInput {
   cwd: string;
   /** Bash rules that would vouch for the command (`sort:*`). */
   suggestedRules: string[];
+  /** The session's working directories: a write outside them needs one more, not a rule. */
+  workingDirectories?: string[];
 }
 
 const NETWORK = /^deny network-outbound (\S+?)(?::(\d+))? \((.*)\)$/;
 const FILE = /^deny (\S+) (\/.*)$/;
 /** What a refused write looks like in a command's own output, for when no violation was recorded. */
 const READ_ONLY_OUTPUT = /Read-only file system/;
+/** A connection to this machine's loopback refused: inside the sandbox's network namespace nothing listens there. */
+const LOOPBACK_REFUSED = /(?:Couldn't connect to server|Connection refused|ECONNREFUSED)/i;
+const LOOPBACK_ADDRESS = /\b(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)\b/i;
 
 function isWritable(p: string, fs: FilesystemPolicy): boolean {
   return fs.allowWrite.some((dir) => isPathInside(p, dir)) && !fs.denyWrite.some((deny) => isPathInside(p, deny));
@@ -53,8 +58,16 @@ export function describeSandboxRefusals(input: SandboxReportInput): string[] {
   const elsewhere = blocked.filter((p) => !protectedPaths.includes(p));
   if (elsewhere.length || (!blocked.length && READ_ONLY_OUTPUT.test(input.output))) {
     const what = elsewhere.length ? `writing ${list(elsewhere.map((p) => shown(p, input.cwd)))}` : "a write";
-    if (input.scope === "none") {
-      const rule = input.suggestedRules.length ? `an allow rule such as ${list(input.suggestedRules.map((r) => `Bash(${r})`), 3)}` : "an allow rule for this command";
+    const dirs = input.workingDirectories ?? [];
+    const outside = dirs.length ? elsewhere.filter((p) => !dirs.some((d) => isPathInside(p, d))) : [];
+    const rule = input.suggestedRules.length ? `an allow rule such as ${list(input.suggestedRules.map((r) => `Bash(${r})`), 3)}` : "an allow rule for this command";
+    if (outside.length && outside.length === elsewhere.length) {
+      // Outside the working directories a rule alone never helps: the directory must become one.
+      const parents = [...new Set(outside.map((p) => path.dirname(p)))];
+      notes.push(
+        `The sandbox blocked writing ${list(outside)}: outside the working directories nothing is writable. To write there, add ${list(parents)} as a working directory (--add-dir ${parents[0]}, or permissions.additionalDirectories)${input.scope === "none" ? `, and allow the command with ${rule} or acceptEdits mode` : ""}.`,
+      );
+    } else if (input.scope === "none") {
       notes.push(
         `The sandbox blocked ${what}: no rule allows this command, so it ran with a read-only file system (only its temp dir, $TMPDIR, is writable). To let it write inside the working directories, add ${rule}, or use acceptEdits mode.`,
       );
@@ -67,6 +80,11 @@ export function describeSandboxRefusals(input: SandboxReportInput): string[] {
   if (protectedPaths.length) {
     notes.push(
       `The sandbox blocked writing ${list(protectedPaths.map((p) => shown(p, input.cwd)))}: safety paths (.git/hooks, .git/config, .toolgate/, .mcp.json, shell start-up files) and Edit-denied or Read-denied paths stay read-only inside the sandbox. Change them with the file tools, which ask first.`,
+    );
+  }
+  if (!hosts.size && LOOPBACK_REFUSED.test(input.output) && LOOPBACK_ADDRESS.test(input.output)) {
+    notes.push(
+      "Inside the sandbox, a direct connection to localhost (127.0.0.1, ::1) reaches the sandbox's own loopback, where nothing listens. A server on this machine is reached only through the sandbox's proxy: list its host in sandbox.network.allowedDomains (or allow WebFetch(domain:localhost)) and make the client use the proxy, which NO_PROXY skips for localhost (curl --noproxy '')."
     );
   }
   for (const host of hosts) {

@@ -93,6 +93,14 @@ describe.skipIf(!!skipReason)("Bash in the OS sandbox", () => {
       expect(sort.text).toContain("Bash(sort:*)");
     });
 
+    it("a write outside the working directories names --add-dir, not a rule alone", async () => {
+      const { session } = await open({ allowedTools: ["Bash(echo:*)"] });
+      const outside = tempDir("tg-sbx-outside-");
+      const { text } = await bash(session, { command: `echo hi > ${outside}/f.txt` });
+      expect(text).toContain(`--add-dir ${outside}`);
+      expect(fs.existsSync(path.join(outside, "f.txt"))).toBe(false);
+    });
+
     it("$TMPDIR is the session's private temp dir and is writable; /tmp itself is not", async () => {
       const { session } = await open();
       const { text } = await bash(session, { command: 'echo data > "$TMPDIR/t" && cat "$TMPDIR/t" && echo "$TMPDIR"; touch /tmp/tg-sbx-escape-$$ && echo ESCAPED' });
@@ -141,7 +149,8 @@ describe.skipIf(!!skipReason)("Bash in the OS sandbox", () => {
       expect(text).toContain("ok");
       expect(exists(cwd, "x")).toBe(true);
       expect(fs.existsSync(path.join(outside, "y"))).toBe(false);
-      expect(text).toContain("only the working directories and $TMPDIR are writable");
+      expect(text).toContain("outside the working directories nothing is writable");
+      expect(text).toContain(`--add-dir ${outside}`);
     });
 
     it("safety paths stay read-only even in bypassPermissions", async () => {
@@ -215,6 +224,9 @@ describe.skipIf(!!skipReason)("Bash in the OS sandbox", () => {
       const { session } = await open({ allowedTools: ["Bash(curl:*)"], settings: { sandbox: { network: { allowedDomains: ["localhost"] } } } });
       const { text } = await bash(session, { command: `curl -sS -m 5 http://127.0.0.1:${port}/` });
       expect(text).not.toContain("HELLO-FROM-HOST");
+      // the result says why, and how a server on the host is reached after all
+      expect(text).toContain("reaches the sandbox's own loopback");
+      expect(text).toContain("--noproxy");
     });
 
     it("a host not on the list is blocked, and the result names the setting and rule that would allow it", async () => {

@@ -106,7 +106,15 @@ export async function prepareBashLaunch(
     launch: { script: wrapped.command, cwdFile },
     notes,
     finish: (output, cwd) =>
-      describeSandboxRefusals({ violations: wrapped.finish(), output, scope, filesystem: wrapped.filesystem, cwd, suggestedRules }),
+      describeSandboxRefusals({
+        violations: wrapped.finish(),
+        output,
+        scope,
+        filesystem: wrapped.filesystem,
+        cwd,
+        suggestedRules,
+        workingDirectories: [permissionContext.cwd, ...permissionContext.additionalWorkingDirectories.map((d) => d.path)],
+      }),
   };
 }
 

@@ -138,6 +138,7 @@ export function ToolCall({ call, options }: { call: ToolCallView; options: Rende
         <Text bold>{name}</Text>
         <Text> </Text>
         <Box flexShrink={1}>{safely(() => renderer.renderToolUseMessage(call.input, options), () => <Text>{JSON.stringify(call.input).slice(0, 120)}</Text>)}</Box>
+        {call.sandboxed && <Text dimColor> · sandboxed: no rule allowed it, so it runs read-only</Text>}
       </Box>
       <Box marginLeft={2} flexDirection="column">
         <Body call={call} renderer={renderer} options={options} />

@@ -9,6 +9,7 @@ import { COMPACTION_HEAD, isPrompt, promptText } from "../agent/history.js";
 /** A resumed session draws at most this many of its last messages. */
 const REPLAY_MAX_MESSAGES = 200;
 import type { ToolUseOutcome } from "../core/pipeline/status.js";
+import { SANDBOX_AUTO_ALLOW_REASON } from "../sandbox/policy.js";
 import type { RenderedResult } from "./toolRenderer.js";
 
 export interface ToolCallView {
@@ -22,6 +23,8 @@ export interface ToolCallView {
   result?: RenderedResult;
   /** The model turn the call belongs to; parallel uses of one tool are grouped within a turn. */
   turn: number;
+  /** It runs only because the sandbox contains it (no rule allowed it): read-only, no network. */
+  sandboxed?: boolean;
 }
 
 export type Item =
@@ -136,6 +139,8 @@ export class ConversationView {
         if (!call) break;
         if (update.type === "status") {
           if (update.status !== "done") call.status = update.status;
+          const reason = update.status === "running" ? update.decision?.decisionReason : undefined;
+          if (reason?.type === "other" && reason.reason === SANDBOX_AUTO_ALLOW_REASON) call.sandboxed = true;
         } else if (update.type === "progress") {
           call.progress.push(update.data);
           // Only the recent progress is drawn; a chatty tool must not grow memory without bound.

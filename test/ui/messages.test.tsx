@@ -11,6 +11,7 @@ import { ConversationView } from "../../src/ui/viewModel.js";
 import { COLLAPSED_LINES, ensureRenderer, isCallTruncated, ToolCall, ToolCalls } from "../../src/ui/ToolCall.js";
 import { StatusLine } from "../../src/ui/StatusLine.js";
 import { clipToRows } from "../../src/ui/App.js";
+import { SANDBOX_AUTO_ALLOW_REASON } from "../../src/sandbox/index.js";
 import type { RenderOptions } from "../../src/ui/toolRenderer.js";
 
 afterEach(() => cleanup());
@@ -56,6 +57,19 @@ describe("message list", () => {
     expect(item.kind).toBe("tools");
     const drawn = render(<ToolCalls calls={item.kind === "tools" ? item.calls : []} options={options} />);
     expect(drawn.lastFrame()).toContain("all good");
+  });
+
+  it("a call the sandbox let run (no rule allowed it) says so on its line", async () => {
+    await ensureRenderer("Bash");
+    const view = new ConversationView(isCallTruncated);
+    view.apply(stream({ type: "tool_call_start", id: "s1", name: "Bash", index: 0 }));
+    view.apply(stream({ type: "tool_call_complete", id: "s1", name: "Bash", input: { command: "touch x" } }));
+    const decision = { behavior: "allow" as const, decisionReason: { type: "other" as const, reason: SANDBOX_AUTO_ALLOW_REASON } };
+    view.apply({ type: "tool", update: { type: "status", toolUseID: "s1", toolName: "Bash", status: "running", at: 0, decision } });
+    expect(render(<ToolCall call={view.liveCalls[0]!} options={options} />).lastFrame()).toContain("sandboxed: no rule allowed it, so it runs read-only");
+    view.apply(stream({ type: "tool_call_start", id: "s2", name: "Bash", index: 1 }));
+    view.apply({ type: "tool", update: { type: "status", toolUseID: "s2", toolName: "Bash", status: "running", at: 0, decision: { behavior: "allow", decisionReason: { type: "mode", mode: "acceptEdits" } } } });
+    expect(render(<ToolCall call={view.liveCalls[1]!} options={options} />).lastFrame()).not.toContain("sandboxed");
   });
 
   it("a denied call shows as rejected and a failed one with its error", async () => {

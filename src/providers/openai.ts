@@ -1,7 +1,7 @@
 /**
  * OpenAI-compatible chat completions (OpenAI, Ollama, vLLM, LM Studio, OpenRouter, llama.cpp server) over the
  * SDK's raw stream. Tool calls are stitched by `index` and the servers' known deviations are tolerated: see
- * README "Model providers". The SDK is imported on first use.
+ * docs/providers.md. The SDK is imported on first use.
  */
 import type { DocumentBlock, ImageBlock, Message, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
 import { parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type ToolChoice } from "./events.js";

@@ -1,6 +1,6 @@
 /**
  * The bash grammar (tree-sitter-bash on web-tree-sitter), loaded on first need: loading takes about 60 ms
- * (README, "Parser start-up"), which a session that never runs Bash should not pay. Every path that decides on a
+ * (docs/bash.md, "Parser start-up"), which a session that never runs Bash should not pay. Every path that decides on a
  * command (permission check, validation, the call itself) awaits `loadBashParser()` first; the synchronous
  * `isReadOnly` and `isConcurrencySafe` answer the safe way until it is loaded. Importing the shell surface
  * (`src/shell/index.ts`) waits for it, so library users see a loaded parser from the first call. If the wasm

@@ -72,8 +72,8 @@ describe("agent types", () => {
     expect(types[0]).toMatchObject({ name: GENERAL_PURPOSE_AGENT, description: "our own", tools: ["Read"] });
   });
 
-  it("the README's example agent file parses as documented", () => {
-    const readme = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), "../../README.md"), "utf8");
+  it("the example agent file in docs/subagents.md parses as documented", () => {
+    const readme = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), "../../docs/subagents.md"), "utf8");
     const example = /cat > \.toolgate\/agents\/reviewer\.md <<'MD'\n([\s\S]*?)\nMD\n/.exec(readme);
     expect(example).not.toBeNull();
     expect(parseAgentFile("reviewer.md", example![1])).toMatchObject({ name: "reviewer", tools: ["Read", "Grep", "Glob", "Bash"], model: "inherit", maxTurns: 20 });

@@ -247,7 +247,7 @@ describe("agent loop hooks", () => {
   });
 });
 
-describe("README library example", () => {
+describe("the library example in docs/print.md (the agent loop from code)", () => {
   it("runs as written, from the package root's exports", async () => {
     const api = await import("../../src/index.js");
     const server = await serve(readThenAnswer);

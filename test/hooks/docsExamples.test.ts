@@ -9,9 +9,8 @@ import { loadedSettings, makeContext, makeTempDir, removeTempDirs, resultText, r
 
 afterEach(removeTempDirs);
 
-const readme = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "../../README.md"), "utf8");
-// The README's "## Hooks" section, up to the next top-level section.
-const docs = readme.slice(readme.indexOf("\n## Hooks\n"), readme.indexOf("\n## ", readme.indexOf("\n## Hooks\n") + 1));
+// docs/hooks.md, the hooks reference
+const docs = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "../../docs/hooks.md"), "utf8");
 const blocks = (lang: string) => [...docs.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]);
 
 function fakeTool(name: string, field: "command" | "file_path") {
@@ -31,7 +30,7 @@ function fakeTool(name: string, field: "command" | "file_path") {
   return { tool, calls };
 }
 
-describe("the examples in the README's Hooks section work as written", () => {
+describe("the examples in docs/hooks.md work as written", () => {
   it("quick start: rm -rf is blocked with the hook's message, every call is logged", async () => {
     const dir = makeTempDir();
     fs.mkdirSync(path.join(dir, ".toolgate/hooks"), { recursive: true });

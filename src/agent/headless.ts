@@ -138,6 +138,8 @@ export type HeadlessResult = AgentResult & { unansweredAsks?: number };
 /** Exit code of a -p run whose calls were denied because they would ask and no one could answer (text and json output). */
 export const EXIT_DENIED = 3;
 
+const PROMPT_REFUSED = "the prompt was not kept in the session (the model server refused it), so --continue goes on from before it; it is still in the transcript.";
+
 /** One line for the person about a denied call: the tool, what it wanted, and the message (with the way to allow it). */
 function denialLine(denial: AgentResult["permissionDenials"][number], told: string | undefined): string {
   const input = denial.toolInput as Record<string, unknown> | undefined;
@@ -370,6 +372,11 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         break;
       case "compact_boundary":
         await reportCompaction(event.outcome, event.trigger, event.messages);
+        break;
+      case "prompt_refused":
+        options.transcript?.refused(event.reason);
+        await emitOwn({ type: "system", subtype: "notice", level: "warning", message: PROMPT_REFUSED });
+        if (!streaming) options.diagnostics.write(`[toolgate] warning: ${PROMPT_REFUSED}\n`);
         break;
       case "history_repaired":
         options.transcript?.repaired(event.problems);

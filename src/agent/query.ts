@@ -72,6 +72,11 @@ export type AgentEvent =
   | { type: "history_repaired"; problems: string[] }
   /** What the tools of the turn's assistant message changed on disk (only for a turn that changed files). */
   | { type: "change_summary"; turn: number; messageId: string; summary: ChangeSummary }
+  /**
+   * The model server refused the request that carried the prompt (HTTP 4xx, nothing answered): the prompt was
+   * taken back out of the history, so the session can go on; the transcript keeps it off the history's chain.
+   */
+  | { type: "prompt_refused"; message: UserMessage; reason: string }
   /** For the user, not the model: hook messages, retries, the repeated-call guard. */
   | { type: "notice"; level: "info" | "warning" | "error"; message: string }
   | { type: "result"; result: AgentResult };
@@ -138,6 +143,13 @@ function addUsage(totals: UsageTotals, usage: Usage | undefined): void {
 /** A request the API refused because the conversation no longer fits the model's window. */
 function isPromptTooLong(error: ProviderError): boolean {
   return error.kind === "bad_request" && /prompt is too long|context length|context window|maximum context|too many tokens/i.test(error.message);
+}
+
+/** Removes the prompt when it is still the last message (the refused request answered nothing after it). */
+function takeBackRefusedPrompt(messages: Message[], prompt: UserMessage): boolean {
+  if (messages.at(-1) !== prompt) return false;
+  messages.pop();
+  return true;
 }
 
 /** Wraps a prompt as the first user message, with hook context after it. */
@@ -397,8 +409,12 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
               continue;
             }
           }
+          if (takeBackRefusedPrompt(options.messages, first)) yield { type: "prompt_refused", message: first, reason: error.message };
           return yield* end(finish("prompt_too_long", error.message));
         }
+        // A request the server refuses for what it carries is refused again when the session goes on; when it
+        // carried only the new prompt, the prompt is taken back so `--continue` and the next prompt still work.
+        if (error?.kind === "bad_request" && takeBackRefusedPrompt(options.messages, first)) yield { type: "prompt_refused", message: first, reason: error.message };
         return yield* end(finish("error", error?.message ?? "The model's response ended without finishing."));
       }
       if (stopForRepeat) return yield* end(finish("hook_stopped", "Stopped by the user: the model kept repeating the same call."));

@@ -22,6 +22,11 @@ export type TranscriptEntry =
   | { type: "repair"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; problems: string[] }
   /** What one turn's tools changed on disk (see changes.ts); for the record, not part of the history. */
   | ({ type: "change_summary"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; turn: number; messageId: string } & ReturnType<typeof changeSummaryJson>)
+  /**
+   * The model server refused the request carrying the prompt `messageUuid`: this line links to the line before
+   * that prompt, so the prompt stays in the file, off the history's chain (a resumed session does not send it).
+   */
+  | { type: "refused"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; messageUuid: string; reason: string }
   /** The history was compacted: the messages after this line replace everything before it. */
   | { type: "compact_boundary"; uuid: string; parentUuid: string | null; sessionId: string; timestamp: string; trigger: string; kind: string; tokensBefore: number; tokensAfter: number };
 
@@ -39,6 +44,8 @@ export interface TranscriptWriter {
   append(message: Message): void;
   result(result: { reason: string; turns: number; durationMs: number }): void;
   repaired(problems: string[]): void;
+  /** The last message appended was a prompt the server refused: it leaves the history's chain. */
+  refused(reason: string): void;
   /** A turn's change summary. */
   changes(info: { turn: number; messageId: string; summary: ChangeSummary }): void;
   /** Writes a compact_boundary line, then the new history after it. */
@@ -53,10 +60,12 @@ export function openTranscript(options: { home: string; cwd: string; sessionId: 
   const file = transcriptPath(options.home, options.cwd, options.sessionId);
   ensurePrivateDirSync(path.dirname(file));
   let parent: string | null = options.lastUuid ?? null;
-  const write = (entry: Record<string, unknown> & { uuid: string }) => {
+  let lastMessage: { uuid: string; parentUuid: string | null } | undefined;
+  const write = (entry: Record<string, unknown> & { uuid: string; parentUuid: string | null }) => {
     // One write of one whole line: appends of a line this size are not interleaved, and a crash cuts at most this one.
     appendPrivateFileSync(file, `${JSON.stringify(entry)}\n`);
     parent = entry.uuid;
+    if (entry.type === "message") lastMessage = { uuid: entry.uuid, parentUuid: entry.parentUuid };
   };
   const base = () => ({ uuid: randomUUID(), parentUuid: parent, sessionId: options.sessionId, timestamp: new Date().toISOString() });
   if (!fs.existsSync(file) || fs.statSync(file).size === 0) {
@@ -71,6 +80,10 @@ export function openTranscript(options: { home: string; cwd: string; sessionId: 
     append: (message) => write({ type: "message", ...base(), message }),
     result: (result) => write({ type: "result", ...base(), ...result }),
     repaired: (problems) => write({ type: "repair", ...base(), problems }),
+    refused: (reason) => {
+      if (!lastMessage || lastMessage.uuid !== parent) return;
+      write({ type: "refused", ...base(), parentUuid: lastMessage.parentUuid, messageUuid: lastMessage.uuid, reason });
+    },
     changes: ({ turn, messageId, summary }) => write({ type: "change_summary", ...base(), turn, messageId, ...changeSummaryJson(summary) }),
     compacted: (info, messages) => {
       write({ type: "compact_boundary", ...base(), ...info });

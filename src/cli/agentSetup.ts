@@ -147,7 +147,7 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
 /** `--no-session-persistence`: a transcript that keeps nothing. */
 function discardingTranscript(sessionId: string): TranscriptWriter {
   const nothing = () => undefined;
-  return { path: "", sessionId, append: nothing, result: nothing, repaired: nothing, changes: nothing, compacted: nothing };
+  return { path: "", sessionId, append: nothing, result: nothing, repaired: nothing, refused: nothing, changes: nothing, compacted: nothing };
 }
 
 export interface StartedAgentSession {

@@ -235,6 +235,7 @@ export function App(props: AppProps) {
   const record = (event: AgentEvent) => {
     if (event.type === "assistant" || event.type === "user") transcript.append(event.message);
     else if (event.type === "history_repaired") transcript.repaired(event.problems);
+    else if (event.type === "prompt_refused") transcript.refused(event.reason);
     else if (event.type === "compact_boundary" && event.messages) transcript.compacted({ trigger: event.trigger, kind: event.outcome.kind, tokensBefore: event.outcome.tokensBefore, tokensAfter: event.outcome.tokensAfter }, event.messages);
     else if (event.type === "result") transcript.result({ reason: event.result.reason, turns: event.result.turns, durationMs: event.result.durationMs });
   };
@@ -261,6 +262,11 @@ export function App(props: AppProps) {
         if (event.type === "stream" && event.event.type === "tool_call_start") await ensureRenderer(event.event.name);
         record(event);
         view.apply(event);
+        // A refused prompt is not in the conversation any more: give its text back to edit, unless a new one is being typed.
+        if (event.type === "prompt_refused" && !promptText_.current) {
+          promptText_.current = text;
+          setInput((i) => ({ key: i.key + 1, initial: text }));
+        }
         redraw();
       }
     } catch (err) {

@@ -174,6 +174,9 @@ export class ConversationView {
       case "notice":
         this.add({ kind: "notice", level: event.level, text: event.message });
         break;
+      case "prompt_refused":
+        this.add({ kind: "notice", level: "warning", text: "The model server refused this prompt, so it was not kept in the conversation; its text is back in the input to change and send again." });
+        break;
       case "history_repaired":
         this.add({ kind: "notice", level: "warning", text: `history repaired: ${event.problems.join("; ")}` });
         break;

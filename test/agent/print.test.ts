@@ -328,6 +328,33 @@ describe("toolgate -p", () => {
     expect(JSON.stringify(server.requests()[1].body)).not.toContain("xxxxxxxxxx");
   });
 
+  it("a prompt the server refuses (HTTP 400) is taken back out of the session, so --continue still works; the transcript keeps it", async () => {
+    const dir = project();
+    const home = path.join(dir, ".home");
+    const refusal = { type: "error", error: { type: "invalid_request_error", message: "messages.2.content.0: the document could not be read" } };
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "first answer" }] }, { status: 400, body: refusal }, { content: [{ type: "text", text: "still here" }] }] });
+    const env = envFor(server, "anthropic", dir);
+    expect((await start(["-p", "hello", "--cwd", dir, "--no-sandbox"], env).done).code).toBe(0);
+    const refused = await start(["-p", "read the broken document", "--cwd", dir, "--no-sandbox", "--continue"], env).done;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("the document could not be read");
+    expect(refused.stderr).toContain("the prompt was not kept in the session (the model server refused it)");
+    const next = await start(["-p", "are you there?", "--cwd", dir, "--no-sandbox", "--continue"], env).done;
+    expect(next.code).toBe(0);
+    expect(next.stdout).toBe("still here\n");
+    const sent = JSON.stringify(server.requests()[2].body.messages);
+    expect(sent).toContain("hello");
+    expect(sent).toContain("first answer");
+    expect(sent).not.toContain("read the broken document");
+    // Nothing the person wrote is lost: the refused prompt is in the transcript file, off the history's chain.
+    const files = fs.readdirSync(home, { recursive: true }).map(String).filter((f) => f.endsWith(".jsonl"));
+    expect(files).toHaveLength(1);
+    const lines = fs.readFileSync(path.join(home, files[0]!), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const prompt = lines.find((l) => l.type === "message" && JSON.stringify(l.message).includes("read the broken document"));
+    expect(prompt).toBeDefined();
+    expect(lines.find((l) => l.type === "refused")).toMatchObject({ messageUuid: prompt.uuid, parentUuid: prompt.parentUuid });
+  });
+
   it("a model server that fails for good still ends with a result line and exit 1", async () => {
     const server = await serve({ turns: [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }] });
     const dir = project();

@@ -272,6 +272,22 @@ describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
     expect(sent).toContain("what now");
   });
 
+  it("a prompt the model server refuses comes back into the input; sent again it goes once, not twice", async () => {
+    const dir = project();
+    const refusal = { type: "error", error: { type: "invalid_request_error", message: "the attached document could not be read" } };
+    const server = await serve({ turns: [{ status: 400, body: refusal }, { content: [{ type: "text", text: "Fine now." }] }] });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.type("summarise zebra-notes");
+    await t.key("Enter");
+    await t.waitFor("the attached document could not be read", { all: true });
+    await t.waitFor("its text is back in the input", { all: true });
+    await t.key("Enter");
+    await t.waitFor("Fine now.", { all: true });
+    const sent = JSON.stringify(server.requests()[1]!.body.messages);
+    expect(sent.split("summarise zebra-notes")).toHaveLength(2);
+  });
+
   it("with CI=true in the environment (a CI runner's shell) the screen still draws, and commands still see CI", async () => {
     const server = await serve({ turns: [] });
     const t = open(project(), server, [], { CI: "true", CONTINUOUS_INTEGRATION: "1" });

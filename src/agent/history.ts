@@ -8,6 +8,12 @@ import type { AssistantContentBlock, Message, TextBlock, ToolResultBlockParam, T
 /** How the summary message a compaction puts first in the history begins. */
 export const COMPACTION_HEAD = "This session was compacted:";
 
+/** The tag around what a `!command` of the person's printed, sent with their next prompt: context, not their words. */
+export const SHELL_CONTEXT_TAG = "user-shell-command";
+
+/** Text blocks the runtime adds to a prompt, which are not what the person wrote. */
+const ADDED_CONTEXT = ["<system-reminder>", `<${SHELL_CONTEXT_TAG}>`];
+
 export const INTERRUPTED_RESULT = "The session ended before this tool call finished (it was interrupted); it may have partly run.";
 
 type UserBlock = Exclude<UserMessage["content"], string>[number];
@@ -28,7 +34,7 @@ export function promptText(message: Message): string | undefined {
   if (!isPrompt(message)) return undefined;
   const content = (message as UserMessage).content;
   if (typeof content === "string") return content;
-  const text = content.flatMap((b) => (b.type === "text" && !b.text.startsWith("<system-reminder>") ? [b.text] : [])).join("\n");
+  const text = content.flatMap((b) => (b.type === "text" && !ADDED_CONTEXT.some((tag) => b.text.startsWith(tag)) ? [b.text] : [])).join("\n");
   return text || undefined;
 }
 

@@ -14,7 +14,7 @@ import { query, type AgentEvent } from "../agent/query.js";
 import { classifierMayDecide, type AutoModeClassifier } from "../agent/autoMode.js";
 import { compactHistory, type CompactionState } from "../agent/compact.js";
 import { estimateCostUSD } from "../agent/cost.js";
-import { isPrompt, promptText } from "../agent/history.js";
+import { isPrompt, promptText, SHELL_CONTEXT_TAG } from "../agent/history.js";
 import { listSessions, type TranscriptWriter } from "../agent/transcript.js";
 import type { Provider } from "../providers/index.js";
 import type { Session } from "../session/index.js";
@@ -295,7 +295,7 @@ export function App(props: AppProps) {
     });
     const body = output.text.length > SHELL_OUTPUT_CHARS ? `${output.text.slice(0, SHELL_OUTPUT_CHARS)}\n… (cut)` : output.text;
     view.add({ kind: "notice", level: output.code === 0 ? "info" : "warning", text: `${body.replace(/\n$/, "") || "(no output)"}\n(exit ${output.code ?? "?"})` });
-    shellContext.current.push(`The user ran a shell command themselves:\n<command>${command}</command>\n<output exit_code="${output.code ?? "?"}">\n${body}\n</output>`);
+    shellContext.current.push(`<${SHELL_CONTEXT_TAG}>\nThe user ran a shell command themselves:\n<command>${command}</command>\n<output exit_code="${output.code ?? "?"}">\n${body}\n</output>\n</${SHELL_CONTEXT_TAG}>`);
     setRunning(undefined);
     redraw();
   };

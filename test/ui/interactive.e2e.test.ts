@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { hasTmux, Terminal } from "./tmux.js";
 import { isRunning } from "../tools/Bash/helpers.js";
+import { listSessions } from "../../src/agent/transcript.js";
 
 // A start of the real CLI takes seconds on a loaded 2-core machine; every wait below polls the screen.
 vi.setConfig({ testTimeout: 180_000 });
@@ -270,6 +271,8 @@ describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
     expect(sent).toContain("marker.txt");
     expect(sent).toContain("done-42");
     expect(sent).toContain("what now");
+    // The command's output is context for the model, not the person's words: the session list shows their prompt.
+    expect(listSessions(path.join(dir, ".home"), dir)[0]!.lastPrompt).toBe("what now");
   });
 
   it("a prompt the model server refuses comes back into the input; sent again it goes once, not twice", async () => {

@@ -70,17 +70,22 @@ export function PromptInput({ onSubmit, history, listFiles, isActive = true, onC
         return;
       }
       setMatches([]);
-      if (key.return) {
-        const newline = key.meta || key.shift;
-        if (newline) return setState(insertText(s, "\n"));
-        if (s.text.slice(0, s.cursor).endsWith("\\")) return setState(insertText(deleteBackward(s), "\n"));
-        const text = expandPastes(s);
-        if (!text.trim()) return;
+      const submit = (current: InputState) => {
+        if (current.text.slice(0, current.cursor).endsWith("\\")) return setState(insertText(deleteBackward(current), "\n"));
+        const text = expandPastes(current);
+        if (!text.trim()) return setState(current);
         history.add(text);
         setState(EMPTY_INPUT);
         onSubmit(text);
-        return;
+      };
+      if (key.return) {
+        const newline = key.meta || key.shift;
+        if (newline) return setState(insertText(s, "\n"));
+        return submit(s);
       }
+      // Text and Enter in one read (typed fast, sent by a script or tmux): the text, then Enter. A paste of
+      // several lines has line breaks inside it and stays a paste.
+      if (/^[^\r\n]+\r$/.test(input)) return submit(insertText(s, input.slice(0, -1)));
       if (input === "\n") return setState(insertText(s, "\n"));
       if (key.backspace || key.delete) return setState(deleteBackward(s));
       if (key.leftArrow) return setState(moveCursor(s, -1));

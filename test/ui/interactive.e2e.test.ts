@@ -291,6 +291,22 @@ describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
     expect(sent.split("summarise zebra-notes")).toHaveLength(2);
   });
 
+  it("text and Enter arriving in one write are sent as a prompt; a pasted block of lines stays in the input", async () => {
+    const dir = project();
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Quick answer." }] }, { content: [{ type: "text", text: "Both lines seen." }] }] });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.write("say hi quickly\r");
+    await t.waitFor("Quick answer.", { all: true });
+    expect(JSON.stringify(server.requests()[0]!.body.messages)).toContain("say hi quickly");
+    await t.write("first pasted line\rsecond pasted line\r");
+    await t.waitFor("second pasted line");
+    expect(server.requests()).toHaveLength(1);
+    await t.key("Enter");
+    await t.waitFor("Both lines seen.", { all: true });
+    expect(JSON.stringify(server.requests()[1]!.body.messages)).toContain("first pasted line\\nsecond pasted line");
+  });
+
   it("with CI=true in the environment (a CI runner's shell) the screen still draws, and commands still see CI", async () => {
     const server = await serve({ turns: [] });
     const t = open(project(), server, [], { CI: "true", CONTINUOUS_INTEGRATION: "1" });

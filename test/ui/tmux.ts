@@ -69,6 +69,11 @@ export class Terminal {
     for (const ch of text) await this.key(ch === " " ? "Space" : ch === ";" ? "\\;" : ch);
   }
 
+  /** Sends `text` as one write to the terminal, as a fast typist, a paste or a script does (`\r` is Enter). */
+  async write(text: string): Promise<void> {
+    this.tmux(["send-keys", "-t", "t", "-l", text]);
+  }
+
   /** Polls until `what` is on the screen (or in the scrollback with `all`); throws with the screen after `timeoutMs`. */
   async waitFor(what: string | RegExp, options: { timeoutMs?: number; all?: boolean } = {}): Promise<string> {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);

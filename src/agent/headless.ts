@@ -12,6 +12,7 @@ import { formatError } from "../core/errors.js";
 import { applyPermissionUpdate, describeDecisionReason, describeSuggestion, parsePermissionUpdates } from "../permissions/index.js";
 import { rewindFiles } from "../core/context.js";
 import type { Provider } from "../providers/index.js";
+import { attachMentionedFiles } from "./mentions.js";
 import { query, type AgentEvent, type AgentResult, type AgentStopReason, type ModelRequestInfo } from "./query.js";
 import { ControlChannel, ControlRequestError, writeJsonLine } from "./controlChannel.js";
 import type { SdkInitialize } from "./sdkInitialize.js";
@@ -330,6 +331,15 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     try {
       const compaction = options.compactionThreshold === undefined ? undefined : { threshold: options.compactionThreshold, state: compactionState };
       let next: Prompt = prompt;
+      if (typeof prompt === "string") {
+        // `@path`: the file goes with the prompt, read through Read (so its rules and hooks decide).
+        const attached = await attachMentionedFiles(prompt, session.context, canUseTool);
+        for (const note of attached.notes) {
+          await emitOwn({ type: "system", subtype: "notice", level: note.level, message: note.text });
+          if (!streaming && (note.level === "warning" || options.verbose)) options.diagnostics.write(`[toolgate] ${note.level}: ${note.text}\n`);
+        }
+        if (attached.blocks.length) next = [...attached.blocks, { type: "text", text: prompt }];
+      }
       let reminders = 0;
       let echoSkipped = false;
       for (;;) {

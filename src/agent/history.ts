@@ -11,8 +11,11 @@ export const COMPACTION_HEAD = "This session was compacted:";
 /** The tag around what a `!command` of the person's printed, sent with their next prompt: context, not their words. */
 export const SHELL_CONTEXT_TAG = "user-shell-command";
 
+/** The tag around a file an `@path` in the prompt attached. */
+export const ATTACHED_FILE_TAG = "attached-file";
+
 /** Text blocks the runtime adds to a prompt, which are not what the person wrote. */
-const ADDED_CONTEXT = ["<system-reminder>", `<${SHELL_CONTEXT_TAG}>`];
+const ADDED_CONTEXT = ["<system-reminder>", `<${SHELL_CONTEXT_TAG}>`, `<${ATTACHED_FILE_TAG} `];
 
 export const INTERRUPTED_RESULT = "The session ended before this tool call finished (it was interrupted); it may have partly run.";
 

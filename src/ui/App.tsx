@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { CanUseToolFn } from "../core/Tool.js";
-import type { Message, TextBlock } from "../core/messages.js";
+import type { Message, TextBlock, UserMessage } from "../core/messages.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { rewindFiles } from "../core/context.js";
 import { query, type AgentEvent } from "../agent/query.js";
@@ -15,6 +15,7 @@ import { classifierMayDecide, type AutoModeClassifier } from "../agent/autoMode.
 import { compactHistory, type CompactionState } from "../agent/compact.js";
 import { estimateCostUSD } from "../agent/cost.js";
 import { isPrompt, promptText, SHELL_CONTEXT_TAG } from "../agent/history.js";
+import { attachMentionedFiles } from "../agent/mentions.js";
 import { listSessions, type TranscriptWriter } from "../agent/transcript.js";
 import type { Provider } from "../providers/index.js";
 import type { Session } from "../session/index.js";
@@ -247,8 +248,13 @@ export function App(props: AppProps) {
     redraw();
     // What `!command` printed goes with this prompt, before it.
     const extra = shellContext.current.splice(0);
-    const prompt: string | TextBlock[] = extra.length ? [...extra.map((t): TextBlock => ({ type: "text", text: t })), { type: "text", text }] : text;
     try {
+      // `@path`: the file goes with the prompt, read through Read (so its rules and hooks decide).
+      const attached = await attachMentionedFiles(text, context, canUseTool);
+      for (const note of attached.notes) view.add({ kind: "notice", level: note.level, text: note.text });
+      const before = [...extra.map((t): TextBlock => ({ type: "text", text: t })), ...attached.blocks];
+      const prompt: string | Exclude<UserMessage["content"], string> = before.length ? [...before, { type: "text", text }] : text;
+      redraw();
       const model = provider.current.model;
       for await (const event of query(prompt, {
         provider: provider.current,

@@ -355,6 +355,21 @@ describe("toolgate -p", () => {
     expect(lines.find((l) => l.type === "refused")).toMatchObject({ messageUuid: prompt.uuid, parentUuid: prompt.parentUuid });
   });
 
+  it("@file in a -p prompt attaches the file through Read; a file a rule denies is not attached, and stderr says so", async () => {
+    const dir = project({ "notes.txt": "the launch moves to thursday\n", "secret.txt": "hunter2\n" });
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Thursday." }] }, { content: [{ type: "text", text: "Cannot see it." }] }] });
+    const env = envFor(server, "anthropic", dir);
+    const run = await start(["-p", "when is the launch? @notes.txt", "--cwd", dir, "--no-sandbox"], env).done;
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toBe("Thursday.\n");
+    expect(JSON.stringify(server.requests()[0]!.body.messages)).toContain("the launch moves to thursday");
+    const denied = await start(["-p", "what is in @secret.txt", "--cwd", dir, "--no-sandbox", "--disallowedTools", "Read(./secret.txt)"], env).done;
+    expect(denied.stdout).toBe("Cannot see it.\n");
+    expect(denied.stderr).toMatch(/warning: @secret\.txt was not attached: .*denied/i);
+    expect(JSON.stringify(server.requests()[1]!.body)).not.toContain("hunter2");
+  });
+
   it("a model server that fails for good still ends with a result line and exit 1", async () => {
     const server = await serve({ turns: [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }] });
     const dir = project();

@@ -291,6 +291,20 @@ describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
     expect(sent.split("summarise zebra-notes")).toHaveLength(2);
   });
 
+  it("@file attaches the file's content to the prompt (read through Read), and says so", async () => {
+    const dir = project();
+    fs.writeFileSync(path.join(dir, "notes.txt"), "the launch moves to thursday\n");
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Thursday, then." }] }] });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.write("when is the launch? see @notes.txt\r");
+    await t.waitFor("Thursday, then.", { all: true });
+    await t.waitFor("attached @notes.txt", { all: true });
+    const sent = JSON.stringify(server.requests()[0]!.body.messages);
+    expect(sent).toContain("the launch moves to thursday");
+    expect(sent).toContain("when is the launch? see @notes.txt");
+  });
+
   it("text and Enter arriving in one write are sent as a prompt; a pasted block of lines stays in the input", async () => {
     const dir = project();
     const server = await serve({ turns: [{ content: [{ type: "text", text: "Quick answer." }] }, { content: [{ type: "text", text: "Both lines seen." }] }] });

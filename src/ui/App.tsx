@@ -28,7 +28,7 @@ import { answerPermission, permissionChoices, type PermissionChoice, type Permis
 import { StatusLine } from "./StatusLine.js";
 import { Spinner } from "./Spinner.js";
 import { Picker } from "./Picker.js";
-import { runSlashCommand, type CommandHost } from "./slashCommands.js";
+import { commandMenu, runSlashCommand, type CommandHost } from "./slashCommands.js";
 import type { RenderOptions } from "./toolRenderer.js";
 import { Markdown } from "./components/Markdown.js";
 
@@ -241,10 +241,10 @@ export function App(props: AppProps) {
     else if (event.type === "result") transcript.result({ reason: event.result.reason, turns: event.result.turns, durationMs: event.result.durationMs });
   };
 
-  const runPrompt = async (text: string) => {
+  const runPrompt = async (text: string, options: { shown?: boolean } = {}) => {
     const controller = new AbortController();
     setRunning({ controller, startedAt: Date.now(), label: "Working" });
-    view.add({ kind: "user", text });
+    if (!options.shown) view.add({ kind: "user", text });
     redraw();
     // What `!command` printed goes with this prompt, before it.
     const extra = shellContext.current.splice(0);
@@ -341,8 +341,12 @@ export function App(props: AppProps) {
     openRewind: () => setOverlay({ kind: "rewind" }),
     openResume: () => setOverlay({ kind: "resume" }),
     exit: () => exit(),
-    send: (prompt) => void submit(prompt),
+    // The command's line is on screen already (its heading); the prompt it expands to is not shown again.
+    send: (prompt) => void runPrompt(prompt, { shown: true }),
   };
+
+  // Read once: the menu is a hint; a command file added later still runs when typed.
+  const [menuCommands] = useState(() => commandMenu(host));
 
   const submit = async (text: string) => {
     if (runningRef.current) {
@@ -352,6 +356,9 @@ export function App(props: AppProps) {
     }
     const trimmed = text.trim();
     if (trimmed.startsWith("/")) {
+      // The command line heads its output, as a prompt heads the answer.
+      view.add({ kind: "user", text: trimmed });
+      redraw();
       try {
         if (!(await runSlashCommand(host, trimmed))) print(`unknown command ${trimmed.split(/\s/)[0]} (see /help)`, "warning");
       } catch (err) {
@@ -487,6 +494,7 @@ export function App(props: AppProps) {
           initial={input.initial}
           history={props.history}
           listFiles={props.listFiles}
+          commands={menuCommands}
           isActive={!ask && !overlay}
           onSubmit={(text) => void submit(text)}
           onChange={(text) => {

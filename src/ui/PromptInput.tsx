@@ -35,9 +35,22 @@ export interface PromptInputProps {
   /** Text to start with (a rewound prompt, the first prompt is not put here). */
   initial?: string;
   placeholder?: string;
+  /** The slash commands, offered under the input while it is a `/` and the start of a name; Tab completes. */
+  commands?: ReadonlyArray<{ name: string; help: string }>;
 }
 
-export function PromptInput({ onSubmit, history, listFiles, isActive = true, onChange, initial, placeholder }: PromptInputProps) {
+/** How many `/` menu entries show at once. */
+const MENU_ROWS = 8;
+
+/** The commands a partly typed `/name` may be (all of them for a bare `/`); none once there is a space. */
+export function commandMatches(text: string, commands: ReadonlyArray<{ name: string; help: string }>): Array<{ name: string; help: string }> {
+  const typed = /^\/(\S*)$/.exec(text);
+  if (!typed) return [];
+  const query = typed[1]!.toLowerCase();
+  return commands.filter((c) => c.name.toLowerCase().startsWith(query));
+}
+
+export function PromptInput({ onSubmit, history, listFiles, isActive = true, onChange, initial, placeholder, commands = [] }: PromptInputProps) {
   const [state, setStateRaw] = useState<InputState>(() => (initial ? inputOf(initial) : EMPTY_INPUT));
   const [matches, setMatches] = useState<string[]>([]);
   const files = useRef<readonly string[] | undefined>(undefined);
@@ -66,6 +79,13 @@ export function PromptInput({ onSubmit, history, listFiles, isActive = true, onC
       const s = latest.current;
       if (key.escape || (key.ctrl && (input === "c" || input === "o" || input === "d")) || (key.tab && key.shift)) return;
       if (key.tab) {
+        const menu = commandMatches(s.text, commands);
+        if (menu.length === 1) return setState(inputOf(`/${menu[0]!.name} `));
+        if (menu.length > 1) {
+          const prefix = commonPrefix(menu.map((c) => c.name));
+          if (prefix.length + 1 > s.text.length) setState(inputOf(`/${prefix}`));
+          return;
+        }
         void complete(s);
         return;
       }
@@ -120,6 +140,8 @@ export function PromptInput({ onSubmit, history, listFiles, isActive = true, onC
   const at = state.text[state.cursor];
   const after = state.text.slice(state.cursor + 1);
   const showCursor = isActive;
+  const menu = commandMatches(state.text, commands);
+  const menuWidth = Math.max(0, ...menu.slice(0, MENU_ROWS).map((c) => c.name.length));
   return (
     <Box flexDirection="column">
       <Box borderStyle="round" borderDimColor paddingX={1}>
@@ -140,6 +162,17 @@ export function PromptInput({ onSubmit, history, listFiles, isActive = true, onC
           )}
         </Box>
       </Box>
+      {isActive && menu.length > 0 && (
+        <Box flexDirection="column" marginLeft={2}>
+          {menu.slice(0, MENU_ROWS).map((c) => (
+            <Text key={c.name} wrap="truncate-end">
+              <Text color="cyan">/{c.name.padEnd(menuWidth)}</Text>
+              <Text dimColor>  {c.help}</Text>
+            </Text>
+          ))}
+          {menu.length > MENU_ROWS ? <Text dimColor>… {menu.length - MENU_ROWS} more (type to narrow, Tab completes)</Text> : null}
+        </Box>
+      )}
       {matches.length > 0 && (
         <Box flexDirection="column" marginLeft={2}>
           {matches.map((m) => (

@@ -2,6 +2,8 @@
  * The interactive session's slash commands. Each works on a small host interface the App provides, so the
  * commands stay plain functions.
  */
+import fs from "node:fs";
+import path from "node:path";
 import type { Session } from "../session/index.js";
 import type { PermissionBehavior, PermissionRule, PermissionUpdateDestination } from "../core/permissionTypes.js";
 import { applyPermissionUpdate, formatRulesTable, parsePermissionRule, ruleToString, sourceLabel, workingDirectoryLines } from "../permissions/index.js";
@@ -9,6 +11,7 @@ import { updateSettingsFile } from "../settings/write.js";
 import { estimateCostUSD } from "../agent/cost.js";
 import type { UsageTotals } from "../agent/query.js";
 import { expandCommand, loadCustomCommands } from "../agent/commands.js";
+import { INSTRUCTION_FILE_NAMES } from "../agent/instructions.js";
 
 export interface CommandHost {
   session: Session;
@@ -165,6 +168,39 @@ function costCommand(host: CommandHost): void {
   );
 }
 
+/** What `/init` asks the model to do: write (or improve) the project's instruction file. */
+export const INIT_PROMPT = [
+  "Study this repository and write instructions for the coding agents that will work in it.",
+  `If one of ${INSTRUCTION_FILE_NAMES.join(", ")} already exists here, improve that file instead of creating another; otherwise create AGENTS.md in the project root.`,
+  "Cover what an agent new to the project needs and cannot guess quickly: how to build, test (the whole suite and a single test) and lint; the layout and the architecture in a few lines; conventions the code follows; pitfalls. Read the README, the package or build files, CI configuration and existing agent or editor rule files first.",
+  "Keep it short and specific to this project; leave out generic advice and anything obvious from a file listing.",
+].join("\n");
+
+function configCommand(host: CommandHost): void {
+  const { settings, trust, sandbox } = host.session;
+  const ctx = host.session.context.getAppState().toolPermissionContext;
+  const candidates = [
+    { label: "user", file: path.join(host.home, "settings.json") },
+    { label: "project", file: path.join(host.cwd, ".toolgate", "settings.json") },
+    { label: "local", file: path.join(host.cwd, ".toolgate", "settings.local.json") },
+  ];
+  const loaded = new Set(settings.files.map((f) => f.path));
+  host.print(
+    [
+      `model: ${host.model()}`,
+      `permission mode: ${ctx.mode} (Shift+Tab cycles)`,
+      `sandbox: ${sandbox.status}${sandbox.reason ? ` — ${sandbox.reason}` : ""}`,
+      `folder trust: ${trust.trusted ? `trusted (${trust.source}${trust.by ? `: ${trust.by}` : ""})` : "not trusted: its hooks, MCP servers and allow rules are off"}`,
+      "settings files in effect (lowest precedence first):",
+      ...(settings.files.length ? settings.files.map((f) => `  ${sourceLabel(f.source)}: ${f.path}`) : ["  none"]),
+      ...candidates.filter((c) => !loaded.has(c.file) && !fs.existsSync(c.file)).map((c) => `  ${c.label}: ${c.file} (not there)`),
+      ...settings.errors.map((e) => `  problem: ${e.path}: ${e.message}`),
+      "",
+      "Change them by editing those files (JSON; see docs/core.md), or here: /model NAME, /permissions allow|deny|ask RULE.",
+    ].join("\n"),
+  );
+}
+
 export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: "help", help: "show the commands and key bindings", run: (host) => host.print(helpText(host)) },
   { name: "clear", help: "start a new conversation (the scrollback stays)", run: (host) => host.clearConversation() },
@@ -185,6 +221,8 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: "sandbox", help: "whether Bash runs in the OS sandbox", run: sandboxCommand },
   { name: "rewind", help: "go back to an earlier prompt (files restored)", run: (host) => host.openRewind() },
   { name: "cost", help: "tokens and cost of this session", run: costCommand },
+  { name: "config", help: "the settings in effect, their files, trust and sandbox", run: configCommand },
+  { name: "init", help: "have the model write the project's AGENTS.md (or improve the instruction file there is)", run: (host) => host.send(INIT_PROMPT) },
   { name: "exit", help: "quit", run: (host) => host.exit() },
 ];
 
@@ -219,6 +257,17 @@ function helpText(host: CommandHost): string {
     "Keys:",
     ...KEY_BINDINGS.map(([k, what]) => `  ${k.padEnd(32)} ${what}`),
   ].join("\n");
+}
+
+/** The commands the `/` menu offers: the built-in ones, then the user's and the project's own. */
+export function commandMenu(host: CommandHost): Array<{ name: string; help: string }> {
+  let custom: Array<{ name: string; help: string }> = [];
+  try {
+    custom = customCommands(host).commands.map((c) => ({ name: c.qualifiedName, help: c.description }));
+  } catch {
+    // an unreadable commands folder leaves the built-in ones
+  }
+  return [...BUILTIN_COMMANDS.map((c) => ({ name: c.name, help: c.help })), ...custom];
 }
 
 /** Runs `/name args`; false when no command has that name. */

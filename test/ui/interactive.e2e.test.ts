@@ -321,6 +321,47 @@ describe.skipIf(!hasTmux)("rewind, modes and commands", () => {
     expect(JSON.stringify(server.requests()[1]!.body.messages)).toContain("first pasted line\\nsecond pasted line");
   });
 
+  it("a / opens the command menu; typing narrows it, Tab completes, and the command's output comes under its own line", async () => {
+    const dir = project();
+    fs.mkdirSync(path.join(dir, ".toolgate", "commands"), { recursive: true });
+    fs.writeFileSync(path.join(dir, ".toolgate", "commands", "tidy-up.md"), "---\ndescription: tidy the imports\n---\nTidy the imports.\n");
+    const server = await serve({ turns: [] });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.key("/");
+    const all = await t.waitFor("/help");
+    expect(all).toMatch(/\/clear +start a new conversation/);
+    await t.type("co");
+    const narrowed = await t.waitFor("/config");
+    expect(narrowed).toContain("/compact");
+    expect(narrowed).toContain("/cost");
+    expect(narrowed).not.toContain("/help");
+    await t.key("n");
+    await t.key("Tab");
+    await t.waitFor("> /config ");
+    await t.key("Enter");
+    const shown = await t.waitFor("permission mode: default", { all: true });
+    expect(shown).toMatch(/> \/config\s*\n/);
+    expect(shown).toContain(`project: ${path.join(dir, ".toolgate", "settings.json")} (not there)`);
+    // the project's own commands are in the menu too
+    await t.write("/ti");
+    await t.waitFor(/\/tidy-up +tidy the imports/);
+  });
+
+  it("/init asks the model to write AGENTS.md; the long prompt is sent, not shown", async () => {
+    const dir = project();
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Wrote AGENTS.md." }] }] });
+    const t = open(dir, server);
+    await t.waitFor(READY);
+    await t.write("/init\r");
+    const screen = await t.waitFor("Wrote AGENTS.md.", { all: true });
+    expect(screen).toContain("> /init");
+    expect(screen).not.toContain("Study this repository");
+    const sent = JSON.stringify(server.requests()[0]!.body.messages);
+    expect(sent).toContain("Study this repository");
+    expect(sent).toContain("AGENTS.md");
+  });
+
   it("with CI=true in the environment (a CI runner's shell) the screen still draws, and commands still see CI", async () => {
     const server = await serve({ turns: [] });
     const t = open(project(), server, [], { CI: "true", CONTINUOUS_INTEGRATION: "1" });

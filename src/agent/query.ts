@@ -145,6 +145,10 @@ function isPromptTooLong(error: ProviderError): boolean {
   return error.kind === "bad_request" && /prompt is too long|context length|context window|maximum context|too many tokens/i.test(error.message);
 }
 
+function formatDelay(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
 /** Removes the prompt when it is still the last message (the refused request answered nothing after it). */
 function takeBackRefusedPrompt(messages: Message[], prompt: UserMessage): boolean {
   if (messages.at(-1) !== prompt) return false;
@@ -319,7 +323,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
           assembler.push(event);
           if (event.type === "message_start" && event.id) assistant.id = event.id;
           yield { type: "stream", turn: turns, event };
-          if (event.type === "retry") yield { type: "notice", level: "warning", message: `model request failed (${event.reason}); retry ${event.attempt} in ${Math.round(event.delayMs / 1000)} s` };
+          if (event.type === "retry") yield { type: "notice", level: "warning", message: `model request failed (attempt ${event.attempt} of ${event.attempts}): ${event.reason}; retrying in ${formatDelay(event.delayMs)}` };
           if (event.type === "tool_call_start") started.push(event.id);
           if (event.type === "tool_call_complete") {
             finishedCalls.add(event.id);

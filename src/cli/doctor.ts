@@ -220,12 +220,12 @@ export const modelProviderCheck: DoctorCheck = {
     const config = resolveProviderConfig({}, env, settings);
     const info = lookupModel(config.model, readModelOverrides(settings));
     const keyVar = config.provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
-    // A local OpenAI-compatible server usually needs no key; Anthropic always does. Only `-p` and the UI
-    // need a model (exec and mcp serve do not), so a missing key is reported but is no warning.
+    // A local OpenAI-compatible server usually needs no key; Anthropic always does. Only `-p` and the UI need
+    // a model (exec and mcp serve do not), but those are what a newcomer runs first: a missing key is a warning.
     const keyMissing = !config.apiKey && (config.provider === "anthropic" || !config.baseURL);
     const limits = info.source === "table" ? `table, "${info.matched}"` : info.source === "settings" ? "settings models section" : "default for unknown models";
     return {
-      status: "ok",
+      status: keyMissing ? "warn" : "ok",
       lines: [
         `provider: ${config.provider} (${config.sources.provider})`,
         `model: ${config.model} (${config.sources.model})`,

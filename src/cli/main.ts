@@ -4,6 +4,7 @@ import { PERMISSION_MODES } from "../core/permissionTypes.js";
 import { packageVersion } from "./version.js";
 import { endBySignalIfTerminalGoes } from "../core/termination.js";
 import { EXIT_USAGE, reportFailure, UsageError, wantsStackTraces } from "./errors.js";
+import { editDistance } from "../tools/files/similarPath.js";
 import { collect, type SessionFlags } from "./flags.js";
 
 // Subcommands are imported lazily so `toolgate --help` and `exec` load only what they use (never the UI).
@@ -53,6 +54,18 @@ const program = new Command("toolgate")
   // Errors are thrown to the guard at the bottom instead of exiting, and printed as one line.
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(formatCommanderError(text)) });
+
+/** The subcommand a lone word was probably meant to be: a small edit away from one, and not a sentence. */
+function misspeltCommand(word: string, commands: readonly string[]): string | undefined {
+  if (!/^[a-z][a-z-]{2,}$/i.test(word)) return undefined;
+  const lower = word.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of commands) {
+    const distance = editDistance(lower, name);
+    if (distance > 0 && distance <= Math.min(2, Math.floor(name.length / 3)) && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
 
 // `toolgate -p PROMPT`: the agent without a UI. Program options come before any subcommand, so `exec --cwd`
 // stays exec's own flag.
@@ -110,6 +123,9 @@ withSessionFlags(program)
   .action(async (prompt: string | undefined, flags: SessionFlags & { print?: boolean; inputFormat?: string; outputFormat?: string }) => {
     // stream-json in or out means a program drives toolgate (the Claude Agent SDK never passes -p): headless.
     if (!flags.print && flags.inputFormat !== "stream-json" && flags.outputFormat !== "stream-json") {
+      // `toolgate sesions` is a typo far more often than a one-word first prompt.
+      const command = prompt === undefined ? undefined : misspeltCommand(prompt, program.commands.map((c) => c.name()));
+      if (command) throw new UsageError(`unknown command '${prompt}': did you mean 'toolgate ${command}'? (To start the interactive UI with it as the first prompt, add a word.)`);
       // Ink's colour library reads FORCE_COLOR, not NO_COLOR (no-color.org): translate before it loads.
       if (process.env.NO_COLOR) process.env.FORCE_COLOR = "0";
       // The UI (React, Ink) is imported only here, so every other command starts without it. Ink decides once,
@@ -193,9 +209,11 @@ program
   .option("--session <id>", "the session (its id or the start of it); toolgate sessions lists them")
   .option("--stat", "only the summary: files, lines added and removed")
   .option("--json", "print JSON")
-  .action(async (flags: { cwd?: string; session?: string; stat?: boolean; json?: boolean }) => {
+  .argument("[session]", "the session (its id or the start of it), as --session")
+  .action(async (session: string | undefined, flags: { cwd?: string; session?: string; stat?: boolean; json?: boolean }) => {
+    if (session !== undefined && flags.session !== undefined && session !== flags.session) throw new UsageError(`diff got two sessions: ${session} and --session ${flags.session}; give one`);
     const { diffCommand } = await import("./diff.js");
-    process.exitCode = await diffCommand(flags);
+    process.exitCode = await diffCommand({ ...flags, ...(session !== undefined ? { session } : {}) });
   });
 
 const trust = program.command("trust").description("The folders whose own settings, hooks, MCP servers and language servers toolgate uses.");

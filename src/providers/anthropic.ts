@@ -5,7 +5,7 @@
  */
 import type { Message, TextBlock, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
 import { parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type Usage } from "./events.js";
-import { classifySdkError, withRetry, type RetryOptions } from "./retry.js";
+import { classifySdkError, locateServer, withRetry, type RetryOptions } from "./retry.js";
 import { renderAnthropicTools, deferredToolsNote } from "./toolSchemas.js";
 import { getModelInfo } from "./models.js";
 import { buildWebSearchRequest, parseWebSearchResponse } from "./anthropicWebSearch.js";
@@ -15,6 +15,8 @@ export interface AnthropicProviderOptions {
   model: string;
   apiKey?: string;
   baseURL?: string;
+  /** Where the server is and what set it (`http://… from OPENAI_BASE_URL`), for errors that cannot reach it. */
+  server?: string;
   retry?: RetryOptions;
   /** Mark system, tools and the last message for prompt caching (default true). */
   promptCaching?: boolean;
@@ -47,7 +49,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     stream(request, signal) {
       const body = buildAnthropicRequest(request, options.promptCaching !== false);
-      return withRetry((attemptSignal) => streamAttempt(getClient, body, attemptSignal), classifySdkError, options.retry, signal);
+      return withRetry((attemptSignal) => streamAttempt(getClient, body, attemptSignal), (err) => locateServer(classifySdkError(err), options.server), options.retry, signal);
     },
     async webSearch(request, signal) {
       const client = await getClient();

@@ -52,7 +52,8 @@ export type ProviderEvent =
   | { type: "tool_call_error"; id: string; name: string; raw: string; message: string }
   /** Totals for this message so far (each usage event supersedes the previous one). */
   | { type: "usage"; usage: Usage }
-  | { type: "retry"; attempt: number; delayMs: number; reason: string; error: ProviderError }
+  /** Attempt `attempt` of `attempts` failed; the next starts after `delayMs`. */
+  | { type: "retry"; attempt: number; attempts: number; delayMs: number; reason: string; error: ProviderError }
   | { type: "error"; error: ProviderError }
   /** Always the last event. `complete` is false when the message was cut short (abort or error). */
   | { type: "stop"; reason: StopReason; complete: boolean };

@@ -66,6 +66,7 @@ export interface ResolvedProviderConfig {
 
 const KEY_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
 const URL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL" };
+const DEFAULT_URLS: Record<ProviderName, string> = { anthropic: "https://api.anthropic.com", openai: "https://api.openai.com/v1" };
 const MODEL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_MODEL", openai: "OPENAI_MODEL" };
 
 /**
@@ -116,6 +117,9 @@ export function createProvider(options: CreateProviderOptions = {}): Provider {
   const env = options.env ?? process.env;
   const config = resolveProviderConfig(options, env, options.settings);
   const retry = { ...retryOptionsFromEnv(env), ...options.retry };
-  const common = { model: config.model, retry, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
+  const server = config.baseURL
+    ? `${config.baseURL} from ${config.sources.baseURL === "env" ? URL_VARS[config.provider] : config.sources.baseURL === "option" ? "--base-url" : "settings provider.baseURL"}`
+    : `${DEFAULT_URLS[config.provider]}, the default (${URL_VARS[config.provider]} changes it)`;
+  const common = { model: config.model, retry, server, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
   return config.provider === "openai" ? createOpenAIProvider(common) : createAnthropicProvider(common);
 }

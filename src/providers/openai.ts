@@ -5,7 +5,7 @@
  */
 import type { DocumentBlock, ImageBlock, Message, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
 import { parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type ToolChoice } from "./events.js";
-import { classifySdkError, withRetry, type RetryOptions } from "./retry.js";
+import { classifySdkError, locateServer, withRetry, type RetryOptions } from "./retry.js";
 import { deferredToolsNote, renderOpenAITools } from "./toolSchemas.js";
 import { estimateTokens } from "./models.js";
 import { environmentProxyFetch } from "../util/proxyFetch.js";
@@ -14,6 +14,8 @@ export interface OpenAIProviderOptions {
   model: string;
   apiKey?: string;
   baseURL?: string;
+  /** Where the server is and what set it (`http://… from OPENAI_BASE_URL`), for errors that cannot reach it. */
+  server?: string;
   retry?: RetryOptions;
 }
 
@@ -40,7 +42,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     stream(request, signal) {
       const body = buildOpenAIRequest(request);
-      return withRetry((attemptSignal) => streamAttempt(getClient, body, attemptSignal), classifySdkError, options.retry, signal);
+      return withRetry((attemptSignal) => streamAttempt(getClient, body, attemptSignal), (err) => locateServer(classifySdkError(err), options.server), options.retry, signal);
     },
   };
 }

@@ -37,9 +37,14 @@ export type ErrorClassifier = (err: unknown) => ProviderFailure;
 
 const DEFAULTS = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 32_000, maxRetryAfterMs: 60_000, stallMs: 90_000 };
 
+/** `TOOLGATE_STREAM_IDLE_TIMEOUT_MS` and `TOOLGATE_MAX_RETRIES` (0-10: how many times a failed request is tried again). */
 export function retryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RetryOptions {
   const stall = Number(env.TOOLGATE_STREAM_IDLE_TIMEOUT_MS);
-  return Number.isFinite(stall) && stall > 0 ? { stallMs: stall } : {};
+  const retries = env.TOOLGATE_MAX_RETRIES?.trim() ? Number(env.TOOLGATE_MAX_RETRIES) : NaN;
+  return {
+    ...(Number.isFinite(stall) && stall > 0 ? { stallMs: stall } : {}),
+    ...(Number.isInteger(retries) && retries >= 0 && retries <= 10 ? { maxRetries: retries } : {}),
+  };
 }
 
 export async function* withRetry(attempt: Attempt, classify: ErrorClassifier, options: RetryOptions = {}, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
@@ -94,7 +99,7 @@ export async function* withRetry(attempt: Attempt, classify: ErrorClassifier, op
       const { error } = failure;
       if (!yieldedContent && error.retryable && n < o.maxRetries && !signal?.aborted) {
         const delayMs = retryDelay(n, failure.retryAfterMs, o);
-        yield { type: "retry", attempt: n + 1, delayMs, reason: error.message, error };
+        yield { type: "retry", attempt: n + 1, attempts: o.maxRetries + 1, delayMs, reason: error.message, error };
         if (await sleep(delayMs, signal)) continue;
       }
       // Once content was yielded the caller has a partial message: it must not be replayed behind its back.
@@ -169,6 +174,16 @@ export function classifyStatus(status: number | undefined, errorType?: string): 
   return { kind: "unknown", retryable: false };
 }
 
+/** The Anthropic SDK found no credential (the OpenAI provider always sends one; its server answers 401). */
+export const NO_ANTHROPIC_KEY =
+  "No API key for Anthropic: set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy or a compatible server), or use an OpenAI-compatible server with OPENAI_BASE_URL and OPENAI_API_KEY (TOOLGATE_PROVIDER=openai). `toolgate doctor` shows what is set.";
+
+/** Adds where the model server is, and which setting said so, to a failure to reach it. */
+export function locateServer(failure: ProviderFailure, server: string | undefined): ProviderFailure {
+  if (!server || failure.error.kind !== "connection") return failure;
+  return new ProviderFailure({ ...failure.error, message: `${failure.error.message} (model server ${server})` }, failure.retryAfterMs);
+}
+
 /**
  * Shared by both SDKs (their error classes have the same names and fields): HTTP errors by status, connection
  * errors and fetch failures as retryable connection errors, user aborts as aborted.
@@ -176,7 +191,8 @@ export function classifyStatus(status: number | undefined, errorType?: string): 
 export function classifySdkError(err: unknown): ProviderFailure {
   if (err instanceof ProviderFailure) return err;
   const e = err as { name?: string; constructor?: { name?: string }; status?: number; headers?: unknown; error?: unknown; message?: string };
-  const name = e?.constructor?.name ?? e?.name ?? "";
+  // A bundler may rename the SDK's classes (APIConnectionError2): the name without a numeric suffix.
+  const name = (e?.constructor?.name ?? e?.name ?? "").replace(/\d+$/, "");
   const message = e?.message ?? String(err);
   if (name === "APIUserAbortError" || e?.name === "AbortError") return new ProviderFailure({ kind: "aborted", retryable: false, message: "The request was aborted." });
   if (name === "APIConnectionTimeoutError") return new ProviderFailure({ kind: "connection", retryable: true, message: `The model server did not answer in time: ${message}` });
@@ -187,11 +203,11 @@ export function classifySdkError(err: unknown): ProviderFailure {
     const { kind, retryable } = classifyStatus(e.status, errorType);
     const headers = e.headers as { get(name: string): string | null } | undefined;
     return new ProviderFailure(
-      { kind, retryable, ...(typeof e.status === "number" ? { status: e.status } : {}), message: body?.error?.message ?? message },
+      { kind, retryable, ...(typeof e.status === "number" ? { status: e.status } : {}), message: typeof e.status === "number" ? `The model server answered HTTP ${e.status}: ${body?.error?.message ?? stripStatus(message, e.status)}` : (body?.error?.message ?? message) },
       typeof headers?.get === "function" ? parseRetryAfter(headers) : undefined,
     );
   }
-  if (/authentication method/i.test(message)) return new ProviderFailure({ kind: "auth", retryable: false, message: `No API key: ${message}` });
+  if (/authentication method/i.test(message)) return new ProviderFailure({ kind: "auth", retryable: false, message: NO_ANTHROPIC_KEY });
   // fetch's own failures mid-body ("terminated", ECONNRESET) are dropped connections.
   if (err instanceof TypeError || /terminated|ECONNRESET|socket hang up|other side closed|ECONNREFUSED/i.test(message + (causeMessage(err) ?? ""))) {
     return new ProviderFailure({ kind: "connection", retryable: true, message: `The connection to the model server failed: ${causeMessage(err) ?? message}` });
@@ -199,7 +215,16 @@ export function classifySdkError(err: unknown): ProviderFailure {
   return new ProviderFailure({ kind: "unknown", retryable: false, message });
 }
 
+/** The SDKs start their messages with the status ("500 Internal error"); it is said once, before. */
+function stripStatus(message: string, status: number): string {
+  return message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message;
+}
+
+/** The innermost cause (fetch's "fetch failed" wraps the socket's `connect ECONNREFUSED 127.0.0.1:9`). */
 function causeMessage(err: unknown): string | undefined {
-  const cause = (err as { cause?: { message?: string; code?: string } })?.cause;
-  return cause ? [cause.code, cause.message].filter(Boolean).join(": ") || undefined : undefined;
+  let cause = (err as { cause?: unknown })?.cause as { message?: string; code?: string; cause?: unknown } | undefined;
+  for (let depth = 0; cause && typeof cause.cause === "object" && cause.cause !== null && depth < 5; depth++) cause = cause.cause as typeof cause;
+  if (!cause) return undefined;
+  const message = cause.message ?? "";
+  return (cause.code && !message.includes(cause.code) ? `${cause.code}: ${message}` : message) || cause.code || undefined;
 }

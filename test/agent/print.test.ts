@@ -4,6 +4,7 @@
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -368,6 +369,47 @@ describe("toolgate -p", () => {
     expect(denied.stdout).toBe("Cannot see it.\n");
     expect(denied.stderr).toMatch(/warning: @secret\.txt was not attached: .*denied/i);
     expect(JSON.stringify(server.requests()[1]!.body)).not.toContain("hunter2");
+  });
+
+  it("no API key: the message names the variables to set, and nothing is sent", async () => {
+    const dir = project();
+    const run = await start(["-p", "hi", "--cwd", dir, "--no-sandbox"], { ...process.env, TOOLGATE_HOME: path.join(dir, ".home"), ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: "", TOOLGATE_PROVIDER: "" }).done;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("No API key for Anthropic: set ANTHROPIC_API_KEY");
+    expect(run.stderr).toContain("OPENAI_BASE_URL and OPENAI_API_KEY");
+    expect(run.stderr).not.toContain("Could not resolve authentication method");
+  });
+
+  it("a server that cannot be reached is named with the setting that chose it and the cause; each retry says attempt N of M", async () => {
+    const dir = project();
+    // a port nothing listens on: bind one, note it, close it
+    const closed = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    for (const provider of ["anthropic", "openai"] as const) {
+      const url = provider === "anthropic" ? `http://127.0.0.1:${closed}` : `http://127.0.0.1:${closed}/v1`;
+      const variable = provider === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
+      const env = { ...process.env, TOOLGATE_HOME: path.join(dir, ".home"), TOOLGATE_MAX_RETRIES: "1", ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: "", ...(provider === "anthropic" ? { ANTHROPIC_API_KEY: "test" } : { TOOLGATE_PROVIDER: "openai", OPENAI_API_KEY: "test" }), [variable]: url };
+      const run = await start(["-p", "hi", "--cwd", dir, "--no-sandbox"], env).done;
+      expect(run.code).toBe(1);
+      const lines = run.stderr.trimEnd().split("\n");
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(new RegExp(`^\\[toolgate\\] warning: model request failed \\(attempt 1 of 2\\): Could not reach the model server: connect ECONNREFUSED 127\\.0\\.0\\.1:${closed} \\(model server ${url.replaceAll(".", "\\.")} from ${variable}\\); retrying in \\d+\\.\\d s$`));
+      expect(lines[1]).toBe(`toolgate: Could not reach the model server: connect ECONNREFUSED 127.0.0.1:${closed} (model server ${url} from ${variable})`);
+    }
+  });
+
+  it("an HTTP error says the status once, with the server's message", async () => {
+    const dir = project();
+    for (const provider of ["anthropic", "openai"] as const) {
+      const server = await serve({ turns: [{ status: 500, body: provider === "anthropic" ? { type: "error", error: { type: "api_error", message: "the shard is down" } } : { error: { message: "the shard is down", type: "server_error" } } }] });
+      const run = await start(["-p", "hi", "--cwd", dir, "--no-sandbox"], envFor(server, provider, dir, { TOOLGATE_MAX_RETRIES: "0" })).done;
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe("toolgate: The model server answered HTTP 500: the shard is down\n");
+    }
   });
 
   it("a model server that fails for good still ends with a result line and exit 1", async () => {

@@ -97,6 +97,10 @@ describe("change summaries and toolgate diff", () => {
     expect(parsed).toMatchObject({ session_id: sessionId, totals: { files: 3, added: 5, removed: 2 } });
     expect(parsed.files.map((f: { path: string }) => f.path)).toEqual(["a.txt", "notes/new.md", "src/b.ts"]);
     expect(parsed.files[2].diff).toContain("-export const b = 1;\n+export const b = 2;\n");
+    // the session as a positional argument, as `toolgate diff <id>` reads
+    const positional = await runCli(["diff", sessionId.slice(0, 8), "--json", "--cwd", dir], agentEnv(undefined, dir));
+    expect(positional.stderr).toBe("");
+    expect(JSON.parse(positional.stdout)).toEqual(parsed);
 
     // A second session (text output, --verbose) prints its summary on stderr; toolgate diff now shows that one,
     // and --session still finds the first.

@@ -13,11 +13,12 @@ import { EVERYTHING_SERVER } from "../mcp/helpers.js";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cliEntry = path.join(repoRoot, "src/cli/main.ts");
 
-function toolgate(args: string[], home: string) {
+// A key is set: a clean setup has one (the check without it is its own test).
+function toolgate(args: string[], home: string, env: NodeJS.ProcessEnv = { ANTHROPIC_API_KEY: "test-key" }) {
   const result = spawnSync(process.execPath, ["--import", "tsx", cliEntry, ...args], {
     cwd: repoRoot,
     encoding: "utf8",
-    env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "managed.json") },
+    env: { ...process.env, TOOLGATE_PROVIDER: "", ANTHROPIC_BASE_URL: "", OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ...env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "managed.json") },
     timeout: 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -99,6 +100,14 @@ describe("toolgate doctor", () => {
     expect(ok.status).toBe(0);
     expect(ok.stdout.trimEnd().endsWith("all checks passed")).toBe(true);
     expect(ok.stdout).toContain("[ok] rule tool names\n  every rule names a known tool");
+  });
+
+  it("no API key is a warning that names the variable to set", () => {
+    const run = toolgate(["doctor", "--cwd", tempDir("tg-doctor-clean-"), "--json"], tempDir("tg-doctor-home-"), { ANTHROPIC_API_KEY: "" });
+    expect(run.status).toBe(0);
+    const provider = (JSON.parse(run.stdout) as Report).checks.find((c) => c.name === "model provider")!;
+    expect(provider.status).toBe("warn");
+    expect(provider.lines).toContain("API key: not set — set ANTHROPIC_API_KEY for -p and the interactive UI");
   });
 
   it("rules naming tools a session adds only when configured (Diagnostics without language servers) are not typos", () => {

@@ -12,7 +12,7 @@ describe.each(BOTH)("%s provider: resilience", (_name, at) => {
   it("1. 429 with retry-after is retried after the asked delay, and the retry is an event", async () => {
     const server = await serve({ turns: [{ status: 429, headers: { "retry-after": "0" } }, OK] });
     const { events, stop, message } = await run(at(server));
-    expect(events.filter((e) => e.type === "retry")).toEqual([{ type: "retry", attempt: 1, delayMs: 0, reason: expect.any(String), error: expect.objectContaining({ kind: "rate_limit", status: 429, retryable: true }) }]);
+    expect(events.filter((e) => e.type === "retry")).toEqual([{ type: "retry", attempt: 1, attempts: expect.any(Number), delayMs: 0, reason: expect.any(String), error: expect.objectContaining({ kind: "rate_limit", status: 429, retryable: true }) }]);
     expect(stop).toEqual({ reason: "end_turn", complete: true });
     expect(message.content).toEqual([{ type: "text", text: "Recovered." }]);
     expect(server.requests()).toHaveLength(2);

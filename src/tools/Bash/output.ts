@@ -5,9 +5,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ensurePrivateDirSync, openPrivateFileSync } from "../../util/privateFiles.js";
+import { formatBytes } from "../files/fileKind.js";
 
 /** Output longer than this (in characters) is shown as head + tail with the count cut. */
 export const MAX_INLINE_OUTPUT_CHARS = 30_000;
+/** A longer output is saved to its file and the model gets a preview of both ends (Claude Code's persisted-output shape). */
+const PREVIEW_HEAD_CHARS = 2_000;
+const PREVIEW_TAIL_CHARS = 1_000;
 const HEAD_BYTES = 128 * 1024;
 const TAIL_BYTES = 128 * 1024;
 /** How much may wait for the disk before the command's pipe is paused (a small value stalls the command on every chunk). */
@@ -164,30 +168,28 @@ export class OutputCollector {
     return lines.length > PROGRESS_MAX_CHARS ? lines.slice(-PROGRESS_MAX_CHARS) : lines;
   }
 
-  /** The output as the model sees it: whole when short, else head + tail with the count cut. */
+  /** The output as the model sees it: whole when short, else a preview of its ends and where the rest is. */
   snapshot(maxChars = MAX_INLINE_OUTPUT_CHARS): OutputSnapshot {
     const base = { totalBytes: this.bytes, totalLines: this.lines + (this.bytes > 0 && !this.endsWithNewline() ? 1 : 0) };
-    const half = Math.floor(maxChars / 2);
     if (this.bytes <= HEAD_BYTES) {
       const full = Buffer.concat(this.head).toString("utf8");
       if (full.length <= maxChars) return { ...base, text: full, truncated: false, ...this.fileField() };
       // Short in bytes, long in characters: the file is written now so the path given exists.
       this.openFile();
-      const head = headPart(full, half);
-      const tail = tailPart(full, half);
-      const cutChars = full.length - head.length - tail.length;
-      const cutLines = countLines(full) - countLines(head) - countLines(tail);
-      const marker = `\n... [${cutChars} characters (${cutLines} lines) cut from the middle; ${this.whereFull()}] ...\n`;
-      return { ...base, text: head + marker + tail, truncated: true, ...this.fileField() };
+      return { ...base, text: this.persisted(headPart(full, PREVIEW_HEAD_CHARS), tailPart(full, PREVIEW_TAIL_CHARS), base.totalLines), truncated: true, ...this.fileField() };
     }
-    const head = headPart(decodeSlice(Buffer.concat(this.head), false).replace(/\uFFFD{1,3}$/, ""), half);
+    const head = headPart(decodeSlice(Buffer.concat(this.head), false).replace(/\uFFFD{1,3}$/, ""), PREVIEW_HEAD_CHARS);
     const { buffer, brokenStart } = this.tailBuffer();
-    const tail = tailPart(decodeSlice(buffer, brokenStart), half);
-    const cutBytes = Math.max(0, this.bytes - Buffer.byteLength(head) - Buffer.byteLength(tail));
-    const cutLines = Math.max(0, this.lines - countLines(head) - countLines(tail));
-    const where = this.fileError ? this.whereFull() : `the full output (${this.bytes} bytes) is in ${this.filePath}`;
-    const marker = `\n... [${cutBytes} bytes (${cutLines} lines) cut from the middle; ${where}] ...\n`;
-    return { ...base, text: head + marker + tail, truncated: true, ...this.fileField() };
+    const tail = tailPart(decodeSlice(buffer, brokenStart), PREVIEW_TAIL_CHARS);
+    return { ...base, text: this.persisted(head, tail, base.totalLines), truncated: true, ...this.fileField() };
+  }
+
+  private persisted(head: string, tail: string, totalLines: number): string {
+    const where = this.fileError
+      ? `the full output could not be saved (${this.fileError.message}), so only its ends are shown`
+      : `all of it is saved in ${this.filePath}: Read that file with offset and limit, or search it with Grep`;
+    const trim = (text: string) => text.replace(/\n$/, "");
+    return `<persisted-output>\nThe output is too long to show here (${formatBytes(this.bytes)}, ${totalLines} lines); ${where}.\n\nFirst lines:\n${trim(head)}\n...\n\nLast lines:\n${trim(tail)}\n</persisted-output>`;
   }
 
   private endsWithNewline(): boolean {

@@ -172,7 +172,8 @@ export async function call(input: BashInput, context: ToolUseContext, onProgress
 
   let isError = true;
   let status: string | undefined;
-  if (result.timedOut) status = `Command timed out after ${formatDuration(timeoutMs)}; it and every process it started were stopped.`;
+  // A timeout starts with the exit-code line as any failed command does: what bash reports for a SIGTERM'd command.
+  if (result.timedOut) status = `Exit code ${result.exitCode ?? 143}\nCommand timed out after ${formatDuration(timeoutMs)}; it and every process it started were stopped.`;
   else if (result.signal) status = `Command was killed by ${result.signal}.`;
   else {
     const meaning = interpretExitCode(input.command, result.exitCode ?? 0);

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
+import { readSettingsSection } from "../../core/context.js";
+import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import { buildStructuredPatch, type StructuredPatchHunk } from "../files/patch.js";
 import { snippetAround, type Snippet } from "../files/snippet.js";
@@ -37,6 +39,8 @@ export interface EditOutput {
   shift?: string;
   /** The edited region of the new file, numbered like Read. */
   snippet: Snippet;
+  /** The model is shown the snippet too (settings `edit.showEditedRegion`). */
+  showRegion?: true;
   /** What file-write observers said (new diagnostics); absent when nothing. */
   afterWriteNotes?: string[];
 }
@@ -99,7 +103,19 @@ function editOutput(input: EditInput, edit: PreparedEdit): EditOutput {
   return output;
 }
 
+/**
+ * Settings `edit`: `showEditedRegion: true` puts the edited region in the model's result of Edit and
+ * MultiEdit. Off by default, as in Claude Code: the model wrote the new text and needs no echo of it.
+ */
+export const EDIT_SETTINGS = { key: "edit", schema: z.looseObject({ showEditedRegion: z.boolean().optional() }) };
+
+export const showsEditedRegion = (context: ToolUseContext): boolean => readSettingsSection(context, EDIT_SETTINGS)?.showEditedRegion === true;
+
+/** The region after the result's first sentence, when the settings ask for it; else nothing. */
+export const editedRegionText = (output: { showRegion?: true; snippet: Snippet }, heading: string): string => (output.showRegion ? `${heading}:\n${formatSnippet(output.snippet)}` : "");
+
 export const EditTool = buildTool({
+  settingsSection: EDIT_SETTINGS,
   name: EDIT_TOOL_NAME,
   searchHint: "modify change replace text in a file",
   maxResultSizeChars: 100_000,
@@ -117,16 +133,17 @@ export const EditTool = buildTool({
   async call(input, context, _canUseTool, parentMessage) {
     const edit = writer.commit(input, context, parentMessage);
     const output = editOutput(input, edit);
+    if (showsEditedRegion(context)) output.showRegion = true;
     const notes = await notifyAfterWrite(context, edit.absPath);
     if (notes.length) output.afterWriteNotes = notes;
     return { data: output };
   },
   mapToolResultToToolResultBlockParam(output: EditOutput, toolUseID: string): ToolResultBlockParam {
     if (output.strategy === "create") {
-      return { type: "tool_result", tool_use_id: toolUseID, content: withAfterWriteNotes(`Created ${output.filePath}:\n${formatSnippet(output.snippet)}`, output.afterWriteNotes) };
+      return { type: "tool_result", tool_use_id: toolUseID, content: withAfterWriteNotes(`Created ${output.filePath}.${editedRegionText(output, " It reads")}`, output.afterWriteNotes) };
     }
     const count = output.occurrences > 1 ? ` Replaced ${output.occurrences} occurrences.` : "";
-    const text = `The file ${output.filePath} has been updated${editOutcomeNote(output.strategy, output.shift)}.${count} The edited region now reads:\n${formatSnippet(output.snippet)}`;
+    const text = `The file ${output.filePath} has been updated${editOutcomeNote(output.strategy, output.shift)}.${count}${editedRegionText(output, " The edited region now reads")}`;
     return { type: "tool_result", tool_use_id: toolUseID, content: withAfterWriteNotes(text, output.afterWriteNotes) };
   },
 });

@@ -104,7 +104,8 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
       onHeartbeat: onProgress ? (data) => onProgress({ toolUseID: context.toolUseID ?? "", data }) : undefined,
     });
     const output: GlobOutput = {
-      filenames: result.files.slice(0, GLOB_MAX_RESULTS).map((file) => displayPath(file, cwd)),
+      // The newest matches are kept when there are too many; they are listed oldest first, as Claude Code lists them.
+      filenames: result.files.slice(0, GLOB_MAX_RESULTS).reverse().map((file) => displayPath(file, cwd)),
       numFiles: result.files.length,
       truncated: result.files.length > GLOB_MAX_RESULTS,
       durationMs: Date.now() - started,
@@ -127,7 +128,7 @@ export function formatGlobResult(output: GlobOutput): string {
   const lines = output.filenames.length === 0 ? ["No files found"] : [...output.filenames];
   if (output.truncated) {
     lines.push(
-      `(Results are truncated: showing the ${output.filenames.length} most recently modified of ${output.numFiles} matching files. Use a more specific pattern or path to see the others.)`,
+      `(Results are truncated: showing the ${output.filenames.length} most recently modified of ${output.numFiles} matching files, oldest of them first. Use a more specific pattern or path to see the others.)`,
     );
   }
   if (output.partial) lines.push(`(${PARTIAL_NOTES[output.partial]})`);

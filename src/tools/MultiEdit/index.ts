@@ -7,7 +7,7 @@ import { fileTarget } from "../files/toolPaths.js";
 import { notifyAfterWrite, withAfterWriteNotes } from "../files/observers.js";
 import type { AppliedEdit } from "../Edit/applyEdits.js";
 import { createEditWriter, type EditFileRequest } from "../Edit/editFile.js";
-import { editOutcomeNote, editReport, formatSnippet } from "../Edit/index.js";
+import { editedRegionText, editOutcomeNote, editReport, showsEditedRegion } from "../Edit/index.js";
 import { MULTI_EDIT_DESCRIPTION, MULTI_EDIT_PROMPT } from "./prompt.js";
 
 export const MULTI_EDIT_TOOL_NAME = "MultiEdit";
@@ -32,6 +32,8 @@ export interface MultiEditOutput {
   originalFile: string | null;
   structuredPatch: StructuredPatchHunk[];
   snippet: Snippet;
+  /** The model is shown the snippet too (settings `edit.showEditedRegion`). */
+  showRegion?: true;
   /** What file-write observers said (new diagnostics); absent when nothing. */
   afterWriteNotes?: string[];
 }
@@ -64,6 +66,7 @@ export const MultiEditTool = buildTool({
       edits: input.edits.map((e, i) => ({ ...e, ...edit.applied[i] })),
       ...editReport(edit),
     };
+    if (showsEditedRegion(context)) output.showRegion = true;
     const afterWrite = await notifyAfterWrite(context, edit.absPath);
     if (afterWrite.length) output.afterWriteNotes = afterWrite;
     return { data: output };
@@ -81,6 +84,6 @@ export const MultiEditTool = buildTool({
     const plural = (k: number) => `${k} edit${k === 1 ? "" : "s"}`;
     const head = created ? `Created ${output.filePath} and applied ${plural(n - 1)} to it.` : `Applied ${plural(n)} to ${output.filePath}.`;
     const body = notes.length ? `${head}\n${notes.join("\n")}` : head;
-    return { type: "tool_result", tool_use_id: toolUseID, content: withAfterWriteNotes(`${body}\nThe changed region now reads:\n${formatSnippet(output.snippet)}`, output.afterWriteNotes) };
+    return { type: "tool_result", tool_use_id: toolUseID, content: withAfterWriteNotes(`${body}${editedRegionText(output, "\nThe changed region now reads")}`, output.afterWriteNotes) };
   },
 });

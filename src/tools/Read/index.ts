@@ -33,6 +33,11 @@ import { descriptorPathForChildren, openVerifiedFile, PathChangedError } from ".
 export const READ_TOOL_NAME = "Read";
 /** The text of one result stops growing here (the window ends early and says where to continue). */
 const MAX_READ_OUTPUT_CHARS = 100_000;
+/**
+ * A text file over this size is refused when no window is asked for: a whole read of it would flood the
+ * context, and the refusal says how to read it in parts (Claude Code draws its line at the same size).
+ */
+export const MAX_UNWINDOWED_READ_BYTES = 256 * 1024;
 const SNIFF_BYTES = 64 * 1024;
 const MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024;
 /**
@@ -288,8 +293,7 @@ function textResult(file: TextFileView): string {
       `[Lines ${startLine} to ${endLine}, numbered from the end (-1 is the last line): the lines before them were not counted, so the file has at least ${totalLines} lines.${why}${more} ` +
         `For the lines before these, call Read with offset=${startLine - numLines} and limit=${numLines}.]`,
     );
-  } else if (startLine === 1 && endLine === totalLines) notes.push(`[Lines 1-${endLine} of ${totalLines}: the whole file.]`);
-  else {
+  } else if (startLine !== 1 || endLine !== totalLines) {
     const more = endLine < totalLines ? ` To continue, call Read with offset=${endLine + 1}.` : "";
     notes.push(`[Lines ${startLine}-${endLine} of ${totalLines}.${why}${more}]`);
   }
@@ -300,7 +304,8 @@ function textResult(file: TextFileView): string {
   }
   if (file.undecodable) notes.push(`[The file is not clean text: ${file.undecodable}. Undecodable bytes are shown as \uFFFD; Edit will refuse this file.]`);
   else if (file.encoding !== "utf8") notes.push(`[Encoding: ${describeEncoding(file.encoding)}; edits keep it.]`);
-  return `${numberText(file.content, startLine)}\n\n${notes.join("\n")}`;
+  // A whole file needs no footer: a note only when there is more to read or something to know.
+  return notes.length ? `${numberText(file.content, startLine)}\n\n${notes.join("\n")}` : numberText(file.content, startLine);
 }
 
 function pdfResult(file: Extract<ReadOutput, { type: "pdf" }>["file"]): string {
@@ -346,6 +351,13 @@ export const ReadTool = buildTool({
     const special = describeSpecialFile(stat);
     if (special) return refuse(`${absPath} is ${special}; Read only reads regular files.`, 3);
     if (hasBinaryExtension(absPath)) return refuse(binaryMessage(absPath, `its extension marks it as one`), 6);
+    if (input.offset === undefined && input.limit === undefined && stat.size > MAX_UNWINDOWED_READ_BYTES && !hasImageExtension(absPath) && !isPdfPath(absPath) && !isNotebookPath(absPath)) {
+      return refuse(
+        `${absPath} is ${formatBytes(stat.size)}, more than the ${formatBytes(MAX_UNWINDOWED_READ_BYTES)} Read shows without a window. ` +
+          `Read it in parts with offset and limit (offset=1, limit=${DEFAULT_READ_LIMIT} for the first ${DEFAULT_READ_LIMIT} lines; a negative offset such as -100 for the end), or search it with Grep.`,
+        7,
+      );
+    }
     return { result: true };
   },
   async call(input, context) {

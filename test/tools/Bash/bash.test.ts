@@ -39,19 +39,20 @@ describe("Bash: output and environment", () => {
     expect(text).toBe("cat cat true\nread=1\nend");
   });
 
-  it("keeps head and tail of long output inline and the whole output in a file", async () => {
+  it("saves long output to a file and shows a short preview of both ends, in Claude Code's persisted-output shape", async () => {
     const context = session();
     const { text, result } = await bash(context, { command: "seq 1 200000" });
     expect(result.block.is_error).toBeFalsy();
-    expect(text.startsWith("1\n2\n3\n")).toBe(true);
-    expect(text.trimEnd().endsWith("199999\n200000")).toBe(true);
-    expect(text.length).toBeLessThan(31_000);
-    const match = /cut from the middle; the full output \((\d+) bytes\) is in (\S+)\]/.exec(text);
+    expect(text.startsWith("<persisted-output>\nThe output is too long to show here (")).toBe(true);
+    expect(text).toContain("\n\nFirst lines:\n1\n2\n3\n");
+    expect(text.endsWith("199999\n200000\n</persisted-output>")).toBe(true);
+    expect(text.length).toBeLessThan(3_500);
+    const match = /\(([\d.]+ [KMG]?B), (\d+) lines\); all of it is saved in (\S+): Read that file/.exec(text);
     expect(match).not.toBeNull();
-    const file = (match as RegExpExecArray)[2];
+    const file = (match as RegExpExecArray)[3];
     const full = fs.readFileSync(file, "utf8");
     expect(full.split("\n").filter(Boolean)).toHaveLength(200000);
-    expect(Number((match as RegExpExecArray)[1])).toBe(Buffer.byteLength(full));
+    expect(Number((match as RegExpExecArray)[2])).toBe(200000);
     expect(file.startsWith(context.paths.sessionDir + path.sep)).toBe(true);
   });
 
@@ -71,9 +72,9 @@ describe("Bash: output and environment", () => {
     const { text, result } = await bash(context, { command: `yes 0123456789abcdef | head -c ${size}`, timeout: 300_000 });
     clearInterval(sampler);
     expect(result.block.is_error).toBeFalsy();
-    expect(text.length).toBeLessThan(31_000);
-    expect(text.startsWith("0123456789abcdef\n")).toBe(true);
-    const file = /is in (\S+)\]/.exec(text)?.[1] as string;
+    expect(text.length).toBeLessThan(3_500);
+    expect(text).toContain("First lines:\n0123456789abcdef\n");
+    const file = /saved in (\S+): Read/.exec(text)?.[1] as string;
     expect(fs.statSync(file).size).toBe(size);
     // a copy of the output in memory would add at least 512 MB
     expect(peak - baseline).toBeLessThan(200 * 1024 * 1024);

@@ -19,24 +19,22 @@ describe("OutputCollector", () => {
     expect(fs.existsSync(out.filePath)).toBe(false);
   });
 
-  it("cuts long output into head and tail at line ends, counting characters and lines cut", async () => {
+  it("over the inline limit, previews the first and last lines (cut at line ends) and names the file with everything", async () => {
     const out = collector();
     const lines = Array.from({ length: 5000 }, (_, i) => `line ${i}`);
     out.write(Buffer.from(lines.join("\n") + "\n"));
     const snap = out.snapshot();
     expect(snap.truncated).toBe(true);
-    expect(snap.text.length).toBeLessThanOrEqual(MAX_INLINE_OUTPUT_CHARS + 200);
-    expect(snap.text.startsWith("line 0\nline 1\n")).toBe(true);
-    expect(snap.text.endsWith("line 4999\n")).toBe(true);
-    const marker = /\[(\d+) characters \((\d+) lines\) cut/.exec(snap.text);
-    const shown = snap.text.replace(/\n\.\.\. \[.*\] \.\.\.\n/, "");
-    expect(Number(marker?.[1])).toBe(lines.join("\n").length + 1 - shown.length);
-    expect(Number(marker?.[2]) + shown.split("\n").length - 1).toBe(5000);
+    expect(snap.text.length).toBeLessThan(3_500);
+    expect(snap.text).toMatch(new RegExp(`^<persisted-output>\\nThe output is too long to show here \\([\\d.]+ KB, 5000 lines\\); all of it is saved in ${out.filePath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `));
+    expect(snap.text).toContain("First lines:\nline 0\nline 1\n");
+    expect(snap.text).toMatch(/\nline \d+\n\.\.\.\n\nLast lines:\nline \d+\n/);
+    expect(snap.text.endsWith("line 4999\n</persisted-output>")).toBe(true);
     await out.finish(true);
     expect(fs.readFileSync(out.filePath, "utf8")).toBe(lines.join("\n") + "\n");
   });
 
-  it("past the in-memory head it streams to the file and reports bytes cut; multi-byte characters survive the edges", async () => {
+  it("past the in-memory head it streams to the file; multi-byte characters survive the preview's edges", async () => {
     const out = collector();
     const chunk = Buffer.from("é€😀\n".repeat(10_000));
     for (let i = 0; i < 20; i++) out.write(chunk);
@@ -44,7 +42,7 @@ describe("OutputCollector", () => {
     expect(snap.truncated).toBe(true);
     expect(snap.totalBytes).toBe(chunk.length * 20);
     expect(snap.text).not.toContain("\uFFFD");
-    expect(snap.text).toMatch(/\[\d+ bytes \(\d+ lines\) cut from the middle; the full output \(\d+ bytes\) is in /);
+    expect(snap.text).toMatch(/too long to show here \([\d.]+ MB, 200000 lines\); all of it is saved in /);
     await out.finish(true);
     expect(fs.statSync(out.filePath).size).toBe(chunk.length * 20);
   });
@@ -89,8 +87,8 @@ describe("OutputCollector when the output file cannot be written", () => {
     expect(snap.truncated).toBe(true);
     expect(snap.outputFile).toBeUndefined();
     expect(snap.text).toMatch(/the full output could not be saved \(ENOTDIR/);
-    expect(snap.text.startsWith("row 0\n")).toBe(true);
-    expect(snap.text.endsWith("row 399999\n")).toBe(true);
+    expect(snap.text).toContain("First lines:\nrow 0\n");
+    expect(snap.text.endsWith("row 399999\n</persisted-output>")).toBe(true);
     await expect(out.finish(true)).resolves.toBeUndefined();
   });
 

@@ -187,6 +187,19 @@ describe("Edit validation, in SPEC order", () => {
 });
 
 describe("Edit writes", () => {
+  it("says the file was updated without echoing the region, unless settings edit.showEditedRegion asks", async () => {
+    const plain = await sessionAfterRead("a.txt", "one\ntwo\nthree\n");
+    const r = await plain.run("Edit", { file_path: "a.txt", old_string: "two", new_string: "2" });
+    expect(r.text).toBe(`The file a.txt has been updated.`);
+    const asked = session({ settings: { edit: { showEditedRegion: true } } });
+    asked.write("b.txt", "one\ntwo\nthree\n");
+    await asked.run("Read", { file_path: "b.txt" });
+    const shown = await asked.run("Edit", { file_path: "b.txt", old_string: "two", new_string: "2" });
+    expect(shown.text).toBe("The file b.txt has been updated. The edited region now reads:\n1\tone\n2\t2\n3\tthree");
+    const multi = await asked.run("MultiEdit", { file_path: "b.txt", edits: [{ old_string: "one", new_string: "1" }] });
+    expect(multi.text).toContain("Applied 1 edit to b.txt.\nThe changed region now reads:\n1\t1\n");
+  });
+
   it("replaces literally: $& and $1 stay as written", async () => {
     const s = await sessionAfterRead("a.txt", "price = OLD;\n");
     await s.run("Edit", { file_path: "a.txt", old_string: "OLD", new_string: "$& + $1 + $$" });

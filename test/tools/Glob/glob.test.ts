@@ -24,7 +24,7 @@ describe("splitGlobPattern", () => {
 });
 
 describe("Glob tool", () => {
-  it("lists matches newest modified first, relative to the session cwd, with standard glob semantics", async () => {
+  it("lists matches by modification time, newest last (as Claude Code does), relative to the session cwd, with standard glob semantics", async () => {
     const cwd = tempDir();
     const files = writeTree(cwd, { "old.ts": "", "mid.ts": "", "src/new.ts": "", "src/deep/deeper.ts": "", "notes.md": "" });
     setAge(files["old.ts"], 300);
@@ -35,10 +35,10 @@ describe("Glob tool", () => {
 
     const all = await run(ctx, "Glob", { pattern: "**/*.ts" });
     expect(all.result.outcome).toBe("success");
-    expect(all.text.split("\n")).toEqual(["src/new.ts", "src/deep/deeper.ts", "mid.ts", "old.ts"]);
+    expect(all.text.split("\n")).toEqual(["old.ts", "mid.ts", "src/deep/deeper.ts", "src/new.ts"]);
 
     const top = await run(ctx, "Glob", { pattern: "*.ts" });
-    expect(top.text.split("\n")).toEqual(["mid.ts", "old.ts"]);
+    expect(top.text.split("\n")).toEqual(["old.ts", "mid.ts"]);
     const braces = await run(ctx, "Glob", { pattern: "*.{md,ts}" });
     expect(braces.text.split("\n").sort()).toEqual(["mid.ts", "notes.md", "old.ts"]);
     const under = await run(ctx, "Glob", { pattern: "src/*.ts" });
@@ -143,7 +143,7 @@ describe("Glob tool", () => {
     expect((await run(ctx, "Glob", { pattern: "**/*" })).text.split("\n").sort()).toEqual(["Secret2/x.txt", "ok.txt"]);
   });
 
-  it("caps the list at 100 with a note; a 10 000-file tree keeps the newest", async () => {
+  it("caps the list at 100 with a note; a 10 000-file tree keeps the newest, listed oldest first", async () => {
     const cwd = tempDir();
     for (let d = 0; d < 100; d++) {
       const dir = path.join(cwd, `d${d}`);
@@ -157,8 +157,8 @@ describe("Glob tool", () => {
     expect(out.numFiles).toBe(10_000);
     expect(out.truncated).toBe(true);
     expect(out.filenames).toHaveLength(100);
-    expect(out.filenames[0]).toBe("d57/f3.txt");
-    expect(out.filenames[1]).toBe("d0/f0.txt");
+    expect(out.filenames[99]).toBe("d57/f3.txt");
+    expect(out.filenames[98]).toBe("d0/f0.txt");
     expect(result.text).toContain("showing the 100 most recently modified of 10000 matching files");
     expect(GlobTool.isResultTruncated?.(out)).toBe(true);
   });

@@ -16,18 +16,18 @@ const numbered = (from: number, lines: string[]) => lines.map((l, i) => `${from 
 const hasPdftotext = spawnSync("pdftotext", ["-v"]).error === undefined;
 
 describe("Read text", () => {
-  it("numbers lines from 1 with a tab and says the whole file was shown", async () => {
+  it("numbers lines from 1 with a tab, with no footer when the whole file was shown", async () => {
     const s = session();
     s.write("a.txt", "alpha\nbeta\ngamma\n");
     const r = await s.run("Read", { file_path: "a.txt" });
     expect(r.outcome).toBe("success");
-    expect(r.text).toBe(`${numbered(1, ["alpha", "beta", "gamma"])}\n\n[Lines 1-3 of 3: the whole file.]`);
+    expect(r.text).toBe(numbered(1, ["alpha", "beta", "gamma"]));
   });
 
   it("counts a last line without a newline", async () => {
     const s = session();
     s.write("a.txt", "one\ntwo");
-    expect((await s.run("Read", { file_path: "a.txt" })).text).toContain("[Lines 1-2 of 2: the whole file.]");
+    expect((await s.run("Read", { file_path: "a.txt" })).text).toBe("1\tone\n2\ttwo");
   });
 
   it("shows 2000 lines by default and says where to continue", async () => {
@@ -66,7 +66,7 @@ describe("Read text", () => {
   it("shows CRLF files without the CRs and decodes UTF-16LE with a BOM", async () => {
     const s = session();
     s.write("crlf.txt", "one\r\ntwo\r\n");
-    expect((await s.run("Read", { file_path: "crlf.txt" })).text).toContain("1\tone\n2\ttwo\n");
+    expect((await s.run("Read", { file_path: "crlf.txt" })).text).toBe("1\tone\n2\ttwo");
     s.write("u16.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("grüße\r\nwelt\n", "utf16le")]));
     const r = await s.run("Read", { file_path: "u16.txt" });
     expect(r.text).toContain("1\tgrüße\n2\twelt\n");
@@ -76,8 +76,18 @@ describe("Read text", () => {
   it("stops a window early when the result would get too large, and says so", async () => {
     const s = session();
     s.write("wide.txt", Array.from({ length: 200 }, () => "y".repeat(1900)).join("\n"));
-    const r = await s.run("Read", { file_path: "wide.txt" });
+    const r = await s.run("Read", { file_path: "wide.txt", limit: 200 });
     expect(r.text).toMatch(/\[Lines 1-5\d of 200\. The window ended early because the result reached 100000 characters\. To continue, call Read with offset=5\d\.\]/);
+  });
+
+  it("refuses a file over 256 KB read without a window, and says how to read it in parts", async () => {
+    const s = session();
+    s.write("big.txt", Array.from({ length: 3000 }, () => "z".repeat(99)).join("\n"));
+    const r = await s.run("Read", { file_path: "big.txt" });
+    expect(r.outcome).toBe("invalid_input");
+    expect(r.block.is_error).toBe(true);
+    expect(r.text).toMatch(/^<tool_use_error>.*big\.txt is 293\.0 KB, more than the 256\.0 KB Read shows without a window\. Read it in parts with offset and limit/s);
+    expect((await s.run("Read", { file_path: "big.txt", offset: 1, limit: 2 })).text).toContain("[Lines 1-2 of 3000.");
   });
 });
 

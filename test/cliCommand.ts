@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { checkSandboxSupport } from "../src/sandbox/index.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -26,3 +27,15 @@ export const cliArgs: readonly string[] = builtIsFresh ? [builtCli] : ["--import
 
 /** Environment the CLI needs from any directory: tsx reads the JSX setting from the tsconfig it is pointed at. */
 export const cliEnv: Readonly<Record<string, string>> = builtIsFresh ? {} : { TSX_TSCONFIG_PATH: path.join(repoRoot, "tsconfig.json") };
+
+/** Whether Bash's OS sandbox can run here. Where it cannot, the CLI warns once at start (tested in test/sandbox). */
+export const sandboxAvailable = checkSandboxSupport().available;
+
+/** `stderr` without that one start-up warning, for tests about other output; where the sandbox runs, unchanged. */
+export function withoutSandboxNotice(stderr: string): string {
+  if (sandboxAvailable) return stderr;
+  return stderr
+    .split(/(?<=\n)/)
+    .filter((line) => !line.startsWith("[toolgate] warning: The sandbox is unavailable"))
+    .join("");
+}

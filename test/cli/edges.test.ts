@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { tempDir } from "../helpers.js";
+import { withoutSandboxNotice } from "../cliCommand.js";
 import { EVERYTHING_SERVER } from "../mcp/helpers.js";
 import { connectToServe } from "./mcpServe.js";
 
@@ -30,7 +31,7 @@ function toolgate(args: string[], options: { input?: string; cwd?: string; home?
     env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: options.managed ?? path.join(home, "no-managed.json"), ...options.env },
     timeout: 60_000,
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  return { status: result.status, stdout: result.stdout, stderr: withoutSandboxNotice(result.stderr) };
 }
 
 const use = (id: string, name: string, input: unknown) => JSON.stringify({ type: "tool_use", id, name, input });
@@ -277,7 +278,7 @@ describe("user errors are one line and exit 2, never a stack trace", () => {
     child.stderr.on("data", (chunk) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code).toBe(141);
-    expect(stderr).toBe("");
+    expect(withoutSandboxNotice(stderr)).toBe("");
   });
 });
 

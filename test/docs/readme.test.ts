@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers.js";
-import { cliArgs, cliEnv, repoRoot } from "../cliCommand.js";
+import { cliArgs, cliEnv, repoRoot, withoutSandboxNotice } from "../cliCommand.js";
 import { agentEnv, project, runCli, serveModel } from "../cli/agentRun.js";
 
 const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
@@ -38,7 +38,7 @@ describe("README", () => {
     const dir = tempDir("toolgate-quickstart-");
     const home = tempDir("toolgate-quickstart-home-");
     const result = await run(commands.body.replaceAll("/tmp/demo", dir), { ...process.env, TOOLGATE_HOME: home, HOME: home });
-    expect(result.stderr).toBe("");
+    expect(withoutSandboxNotice(result.stderr)).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(output.body);
     expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("hello there\n");

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../../../scripts/fake-model.mjs";
 import { tempDir } from "../../helpers.js";
+import { withoutSandboxNotice } from "../../cliCommand.js";
 import { startServer } from "./helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -118,7 +119,7 @@ describe("WebFetch through the CLI", () => {
     const home = tempDir("tg-web-home-");
     const env = cleanEnv(home, { TOOLGATE_PROVIDER: "openai", OPENAI_API_KEY: "test", OPENAI_BASE_URL: `${model.url}/v1` });
     const run = await toolgate(["-p", "What is the default of --jobs?", "--cwd", tempDir("tg-web-cwd-"), "--allowedTools", "WebFetch(domain:127.0.0.1)"], env);
-    expect(run.stderr).toBe("");
+    expect(withoutSandboxNotice(run.stderr)).toBe("");
     expect(run.stdout.trim()).toBe("It defaults to 4.");
     const [first, ask, last] = model.requests();
     const offered = (first.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);

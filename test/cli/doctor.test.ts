@@ -8,7 +8,6 @@ import { loadMcpConfig } from "../../src/mcp/index.js";
 import { createSession } from "../../src/session/index.js";
 import { sandboxAvailable } from "../cliCommand.js";
 import { tempDir } from "../helpers.js";
-import { checkSandboxSupport } from "../../src/sandbox/index.js";
 import { EVERYTHING_SERVER } from "../mcp/helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -65,7 +64,7 @@ describe("toolgate doctor", () => {
       ["hooks", "ok"],
       ["MCP servers", "ok"],
       // a real run in the sandbox where it can run; where it cannot, a warning saying what to install
-      ["sandbox", checkSandboxSupport().available ? "ok" : "warn"],
+      ["sandbox", sandboxAvailable ? "ok" : "warn"],
       ["model provider", "ok"],
       ["language servers", "ok"],
       ["web search", "ok"],

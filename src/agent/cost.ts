@@ -55,3 +55,13 @@ export function estimateCostUSD(model: string, usage: UsageTotals): number | und
     (usage.inputTokens * price.input + usage.outputTokens * price.output + usage.cacheCreationInputTokens * price.cacheWrite + usage.cacheReadInputTokens * price.cacheRead) / 1_000_000;
   return Math.round(dollars * 1_000_000) / 1_000_000;
 }
+
+/**
+ * The share of prompt tokens read from the prompt cache (cache reads over all input: uncached, cache reads and
+ * cache writes), 0 to 1; undefined before any input. Prompt caching marks the system prompt, the tools and the
+ * conversation's tail, so from the second request of a session on most of the prompt should be a hit.
+ */
+export function cacheHitRate(usage: Pick<UsageTotals, "inputTokens" | "cacheReadInputTokens" | "cacheCreationInputTokens">): number | undefined {
+  const all = usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
+  return all > 0 ? Math.round((usage.cacheReadInputTokens / all) * 1000) / 1000 : undefined;
+}

@@ -18,7 +18,7 @@ import { ControlChannel, ControlRequestError, writeJsonLine } from "./controlCha
 import type { SdkInitialize } from "./sdkInitialize.js";
 import { getModelInfo, countContextTokens } from "../providers/index.js";
 import { structuredOutputReminder } from "../tools/StructuredOutput/index.js";
-import { estimateCostUSD } from "./cost.js";
+import { cacheHitRate, estimateCostUSD } from "./cost.js";
 import { changeSummaryJson, formatStat } from "./changes.js";
 import type { TranscriptWriter } from "./transcript.js";
 import { compactHistory, type CompactionOutcome, type CompactionState } from "./compact.js";
@@ -484,6 +484,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     const structuredFailed = structured.failed === true && result.reason === "completed";
     const subtype = budgetHit ? "error_max_budget_usd" : structuredFailed ? "error_max_structured_output_retries" : RESULT_SUBTYPES[result.reason];
     const isError = result.reason !== "completed" || structuredFailed;
+    const hitRate = cacheHitRate(result.usage);
     const errorText = budgetHit
       ? `The run reached its budget of $${options.maxBudgetUsd} (estimated cost $${costUSD.toFixed(4)}).`
       : structuredFailed
@@ -509,6 +510,8 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
         service_tier: "standard",
         source: result.usage.source,
+        // toolgate's own: the share of input read from the prompt cache (0-1), absent before any input
+        ...(hitRate === undefined ? {} : { cache_hit_rate: hitRate }),
       },
       modelUsage: Object.fromEntries(
         [...modelUsage].map(([model, u]) => {

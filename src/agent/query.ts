@@ -432,6 +432,11 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       if (stop.reason === "max_tokens" && outputRecoveries < MAX_OUTPUT_RECOVERIES) {
         outputRecoveries++;
         const cutCall = started.some((id) => !finishedCalls.has(id));
+        yield {
+          type: "notice",
+          level: "warning",
+          message: `The model's answer reached its output token limit${cutCall ? " in the middle of a tool call, which was dropped" : ""}; asking it to continue (${outputRecoveries} of ${MAX_OUTPUT_RECOVERIES}).`,
+        };
         const ask: UserMessage = {
           role: "user",
           content: [
@@ -445,6 +450,16 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
         options.messages.push(ask);
         yield { type: "user", message: ask };
         continue;
+      }
+
+      // A refusal (the model declined, or a server's content filter stopped the answer) is said to the person,
+      // who would otherwise see an empty or half answer as a success.
+      if (stop.reason === "refusal") {
+        yield {
+          type: "notice",
+          level: "warning",
+          message: `The model stopped with a refusal: it declined this request, or the server's content filter cut the answer${lastText(assistant) ? "" : " (it gave no answer)"}.`,
+        };
       }
 
       // The model is done. A Stop hook may send it back to work, with a reason it reads.

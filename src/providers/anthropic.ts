@@ -4,8 +4,9 @@
  * do not load it.
  */
 import type { Message, TextBlock, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
-import { parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type Usage } from "./events.js";
-import { classifySdkError, locateServer, withRetry, type RetryOptions } from "./retry.js";
+import { CHAT_REASONING_MARK, parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type Usage } from "./events.js";
+import { classifySdkError, locateServer, ProviderFailure, withRetry, type RetryOptions } from "./retry.js";
+import { parseJsonObject, unexpectedBody } from "./wholeBody.js";
 import { renderAnthropicTools, deferredToolsNote } from "./toolSchemas.js";
 import { getModelInfo } from "./models.js";
 import { buildWebSearchRequest, parseWebSearchResponse } from "./anthropicWebSearch.js";
@@ -49,18 +50,29 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     stream(request, signal) {
       const body = buildAnthropicRequest(request, options.promptCaching !== false);
-      return withRetry((attemptSignal) => streamAttempt(getClient, body, attemptSignal), (err) => locateServer(classifySdkError(err), options.server), options.retry, signal);
+      return continuingPausedTurns(body, (next, turn) =>
+        withRetry((attemptSignal) => streamAttempt(getClient, next, attemptSignal, turn), (err) => locateServer(classifySdkError(err), options.server), options.retry, signal),
+      );
     },
     async webSearch(request, signal) {
       const client = await getClient();
-      let response: unknown;
-      try {
-        // Non-streaming: the searches run on Anthropic's side and the answer is short.
-        response = await client.messages.create(buildWebSearchRequest(request) as never, { signal, maxRetries: options.retry?.maxRetries ?? 2 });
-      } catch (err) {
-        throw new Error(`Web search through ${request.model} failed: ${classifySdkError(err).message}`);
+      const body = buildWebSearchRequest(request);
+      const content: unknown[] = [];
+      // A long search pauses the turn (stop_reason pause_turn): it goes on when its content is sent back as is.
+      for (let round = 0; ; round++) {
+        let response: { content?: unknown; stop_reason?: unknown };
+        try {
+          // Non-streaming: the searches run on Anthropic's side and the answer is short.
+          const messages = content.length ? [...(body.messages as unknown[]), { role: "assistant", content }] : body.messages;
+          response = (await client.messages.create({ ...body, messages } as never, { signal, maxRetries: options.retry?.maxRetries ?? 2 })) as typeof response;
+        } catch (err) {
+          throw new Error(`Web search through ${request.model} failed: ${classifySdkError(err).message}`);
+        }
+        if (Array.isArray(response?.content)) content.push(...(response.content as unknown[]));
+        if (response?.stop_reason !== "pause_turn") break;
+        if (round >= MAX_PAUSE_CONTINUATIONS) throw new Error(`Web search through ${request.model} paused ${round + 1} times without finishing; try a narrower query.`);
       }
-      return parseWebSearchResponse(response, request.model);
+      return parseWebSearchResponse({ content }, request.model);
     },
   };
 }
@@ -113,9 +125,10 @@ type WireMessage = { role: string; content: Array<Record<string, unknown>> };
 
 function toAnthropicMessage(message: Message): WireMessage {
   if (typeof message.content === "string") return { role: message.role, content: [{ type: "text", text: message.content }] };
-  const content = (message.content as Array<Record<string, unknown>>).map((block) =>
-    block.type === "tool_result" ? toolResultForAnthropic(block as unknown as ToolResultBlockParam) : { ...block },
-  );
+  const content = (message.content as Array<Record<string, unknown>>)
+    // Reasoning an OpenAI-compatible server sent (a session that changed provider) has no Anthropic signature.
+    .filter((block) => !(block.type === "thinking" && typeof block.signature === "string" && block.signature.startsWith(CHAT_REASONING_MARK)))
+    .map((block) => (block.type === "tool_result" ? toolResultForAnthropic(block as unknown as ToolResultBlockParam) : { ...block }));
   return { role: message.role, content };
 }
 
@@ -144,13 +157,64 @@ interface BlockState {
   json?: string;
 }
 
-async function* streamAttempt(getClient: () => Promise<AnthropicClient>, body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
+/** How many times a paused turn (`pause_turn`, a long server-side tool run) is continued before giving up. */
+export const MAX_PAUSE_CONTINUATIONS = 5;
+
+/** What one response left for continuing it: its blocks as the API sent them, and whether it paused. */
+interface TurnState {
+  blocks: Array<Record<string, unknown> | undefined>;
+  paused: boolean;
+}
+
+/**
+ * A turn the API paused (`stop_reason: pause_turn`) goes on in a new request carrying the paused content back
+ * unchanged, as the API asks; the caller sees one message. Block indexes continue across the requests, usage adds
+ * up, and `context` keeps the size of the conversation itself: server-side tool results count as input but are
+ * not kept in the history, so they must not make it look full.
+ */
+async function* continuingPausedTurns(body: Record<string, unknown>, request: (body: Record<string, unknown>, turn: TurnState) => AsyncIterable<ProviderEvent>): AsyncGenerator<ProviderEvent> {
+  const paused: Array<Record<string, unknown>> = [];
+  let offset = 0;
+  let total: Usage | undefined;
+  for (let round = 0; ; round++) {
+    const turn: TurnState = { blocks: [], paused: false };
+    const next = paused.length ? { ...body, messages: [...(body.messages as unknown[]), { role: "assistant", content: paused }] } : body;
+    let highest = -1;
+    for await (const event of request(next, turn)) {
+      if (event.type === "message_start" && round > 0) continue;
+      if ("index" in event && typeof event.index === "number") highest = Math.max(highest, event.index);
+      if (event.type === "usage") {
+        total = total ? { ...event.usage, input: total.input + event.usage.input, output: total.output + event.usage.output, cacheRead: total.cacheRead + event.usage.cacheRead, cacheWrite: total.cacheWrite + event.usage.cacheWrite, ...(total.context !== undefined ? { context: total.context } : {}) } : event.usage;
+        yield { type: "usage", usage: { ...total } };
+        continue;
+      }
+      if (event.type === "stop" && event.complete && turn.paused) {
+        if (round < MAX_PAUSE_CONTINUATIONS) break;
+        yield { type: "error", error: { kind: "server", retryable: false, message: `The model paused its turn ${round + 1} times (a long server-side tool run) without finishing it; toolgate stopped continuing it.` } };
+        yield { type: "stop", reason: "error", complete: false };
+        return;
+      }
+      yield offset && "index" in event && typeof event.index === "number" ? { ...event, index: event.index + offset } : event;
+      if (event.type === "stop") return;
+    }
+    if (!turn.paused) return;
+    paused.push(...turn.blocks.filter((b): b is Record<string, unknown> => Boolean(b)));
+    offset += highest + 1;
+  }
+}
+
+async function* streamAttempt(getClient: () => Promise<AnthropicClient>, body: Record<string, unknown>, signal: AbortSignal, turn: TurnState): AsyncGenerator<ProviderEvent> {
   const client = await getClient();
-  const stream = await client.messages.create(body as never, { signal });
+  // The response beside the stream: a server that ignores `stream: true` answers with one JSON message.
+  const { data, response } = await client.messages.create(body as never, { signal }).withResponse();
+  const source = await eventsOf(data as unknown as AsyncIterable<RawEvent>, response);
   const blocks = new Map<number, BlockState>();
   const usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, source: "api" };
   let stopReason: StopReason = "end_turn";
-  for await (const event of stream as unknown as AsyncIterable<RawEvent>) {
+  turn.blocks = [];
+  turn.paused = false;
+  for await (const event of source) {
+    record(turn, event);
     switch (event.type) {
       case "message_start": {
         const u = event.message.usage ?? {};
@@ -158,6 +222,9 @@ async function* streamAttempt(getClient: () => Promise<AnthropicClient>, body: R
         usage.output = u.output_tokens ?? 0;
         usage.cacheRead = u.cache_read_input_tokens ?? 0;
         usage.cacheWrite = u.cache_creation_input_tokens ?? 0;
+        // The prompt as sent; the final input count may add results of server-side tools run during the answer.
+        const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
+        if (prompt > 0) usage.context = prompt;
         yield { type: "message_start", id: event.message.id, model: event.message.model ?? String(body.model) };
         break;
       }
@@ -211,7 +278,8 @@ async function* streamAttempt(getClient: () => Promise<AnthropicClient>, body: R
         if (u.input_tokens != null) usage.input = u.input_tokens;
         if (u.cache_read_input_tokens != null) usage.cacheRead = u.cache_read_input_tokens;
         if (u.cache_creation_input_tokens != null) usage.cacheWrite = u.cache_creation_input_tokens;
-        if (event.delta?.stop_reason) stopReason = mapStopReason(event.delta.stop_reason);
+        if (event.delta?.stop_reason === "pause_turn") turn.paused = true;
+        else if (event.delta?.stop_reason) stopReason = mapStopReason(event.delta.stop_reason);
         break;
       }
       case "message_stop":
@@ -221,6 +289,60 @@ async function* streamAttempt(getClient: () => Promise<AnthropicClient>, body: R
     }
   }
   // Ended without message_stop: withRetry tells an abort from a dropped connection.
+}
+
+/** Keeps each block as the API sent it, deltas applied, for sending a paused turn back unchanged. */
+function record(turn: TurnState, event: RawEvent): void {
+  if (event.type === "content_block_start") {
+    turn.blocks[event.index] = { ...event.content_block } as Record<string, unknown>;
+    return;
+  }
+  if (event.type !== "content_block_delta" && event.type !== "content_block_stop") return;
+  const block = turn.blocks[event.index];
+  if (!block) return;
+  if (event.type === "content_block_stop") {
+    if (typeof block.__json === "string") {
+      const parsed = parseToolArguments(block.__json);
+      block.input = parsed.ok ? parsed.input : {};
+      delete block.__json;
+    }
+    return;
+  }
+  const delta = event.delta as Record<string, unknown>;
+  if (delta.type === "text_delta") block.text = String(block.text ?? "") + String(delta.text ?? "");
+  else if (delta.type === "thinking_delta") block.thinking = String(block.thinking ?? "") + String(delta.thinking ?? "");
+  else if (delta.type === "signature_delta") block.signature = String(block.signature ?? "") + String(delta.signature ?? "");
+  else if (delta.type === "citations_delta") block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
+  else if (delta.type === "input_json_delta") block.__json = String(block.__json ?? "") + String(delta.partial_json ?? "");
+}
+
+/**
+ * The events of a 200 response: an event stream as the SDK reads it; a complete message (a server or proxy that
+ * ignored `stream: true`) as the events a stream of it would have sent; anything else is an error saying what arrived.
+ */
+async function eventsOf(stream: AsyncIterable<RawEvent>, response: Response): Promise<AsyncIterable<RawEvent> | Iterable<RawEvent>> {
+  const contentType = response.headers.get("content-type") ?? "";
+  // Anything the SDK reads as a stream (SSE, or Bedrock's binary event stream) stays with it.
+  if (!contentType || !/json|text\/html|text\/plain|xml/i.test(contentType)) return stream;
+  const raw = await response.text();
+  const whole = parseJsonObject(raw);
+  if (whole && Array.isArray(whole.content) && (whole.type === "message" || whole.role === "assistant")) return messageAsEvents(whole);
+  if (whole?.type === "error" || whole?.error) throw new (await import("@anthropic-ai/sdk")).APIError(undefined, whole, undefined, response.headers);
+  throw new ProviderFailure({ kind: "bad_request", retryable: false, message: unexpectedBody(response.status, contentType, raw, "a message") });
+}
+
+function messageAsEvents(message: Record<string, unknown>): RawEvent[] {
+  const content = message.content as Array<RawEvent & { type: string }>;
+  const usage = (message.usage ?? {}) as RawUsage;
+  return [
+    { type: "message_start", message: { ...(typeof message.id === "string" ? { id: message.id } : {}), ...(typeof message.model === "string" ? { model: message.model } : {}), usage } },
+    ...content.flatMap((block, index): RawEvent[] => [
+      { type: "content_block_start", index, content_block: block as never },
+      { type: "content_block_stop", index },
+    ]),
+    { type: "message_delta", delta: { stop_reason: typeof message.stop_reason === "string" ? message.stop_reason : null }, usage },
+    { type: "message_stop" },
+  ];
 }
 
 function mapStopReason(reason: string): StopReason {

@@ -35,6 +35,11 @@ export interface Usage {
   cacheWrite: number;
   /** "api" when the server reported it, "estimate" when counted from characters. */
   source: "api" | "estimate";
+  /**
+   * Tokens of the prompt as sent, when the billed input is more than the conversation: results of server-side
+   * tools (web search) count as input but are not kept in the history. Context-size decisions use this.
+   */
+  context?: number;
 }
 
 export type ProviderEvent =
@@ -96,6 +101,13 @@ export interface WebSearchRequest {
 }
 
 export type ProviderName = "anthropic" | "openai";
+
+/**
+ * A thinking block that came from a chat-completions server carries, as its signature, this prefix and JSON
+ * saying which field the reasoning came in (and OpenRouter's details verbatim), so it can be sent back as it came.
+ * Anthropic signatures never start with it.
+ */
+export const CHAT_REASONING_MARK = "toolgate-chat-reasoning:";
 
 export function toolInputDelta(id: string, partialJson: string): Extract<ProviderEvent, { type: "tool_input_delta" }> {
   let parsed: { value: unknown } | undefined;

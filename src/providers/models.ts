@@ -105,9 +105,9 @@ export interface TokenCount {
  */
 export function countContextTokens(messages: readonly Message[], lastUsage?: { usage: Usage; messageCount: number }): TokenCount {
   if (lastUsage && lastUsage.usage.source === "api") {
-    const { input, cacheRead, cacheWrite, output } = lastUsage.usage;
+    const { input, cacheRead, cacheWrite, output, context } = lastUsage.usage;
     const since = messages.slice(lastUsage.messageCount).reduce((n, m) => n + Math.ceil(messageChars(m) / CHARS_PER_TOKEN), 0);
-    return { tokens: input + cacheRead + cacheWrite + output + since, source: since ? "estimate" : "api" };
+    return { tokens: (context ?? input + cacheRead + cacheWrite) + output + since, source: since ? "estimate" : "api" };
   }
   return { tokens: messages.reduce((n, m) => n + Math.ceil(messageChars(m) / CHARS_PER_TOKEN), 0), source: "estimate" };
 }

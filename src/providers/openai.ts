@@ -4,8 +4,9 @@
  * docs/providers.md. The SDK is imported on first use.
  */
 import type { DocumentBlock, ImageBlock, Message, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
-import { parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type ToolChoice } from "./events.js";
-import { classifySdkError, locateServer, withRetry, type RetryOptions } from "./retry.js";
+import { CHAT_REASONING_MARK, parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type ToolChoice } from "./events.js";
+import { classifySdkError, locateServer, ProviderFailure, withRetry, type RetryOptions } from "./retry.js";
+import { parseJsonObject, unexpectedBody } from "./wholeBody.js";
 import { deferredToolsNote, renderOpenAITools } from "./toolSchemas.js";
 import { estimateTokens } from "./models.js";
 import { environmentProxyFetch } from "../util/proxyFetch.js";
@@ -86,12 +87,12 @@ function toChatMessages(message: Message): ChatMessage[] {
   const blocks = message.content as Array<Record<string, unknown>>;
   if (message.role === "assistant") {
     const text = blocks.flatMap((b) => (b.type === "text" ? [String(b.text)] : [])).join("");
-    // Thinking blocks are not sent back: chat completions has no field for them (DeepSeek rejects reasoning_content).
     const toolCalls = blocks
       .filter((b) => b.type === "tool_use")
       .map((b) => ({ id: String(b.id), type: "function", function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
     // content may be null only beside tool_calls; some servers reject a null content on its own.
-    return [{ role: "assistant", content: text || (toolCalls.length ? null : ""), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }];
+    const reply: ChatMessage = { role: "assistant", content: text || (toolCalls.length ? null : ""), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
+    return [toolCalls.length ? withReasoning(reply, blocks) : reply];
   }
   const out: ChatMessage[] = [];
   const texts: string[] = [];
@@ -117,6 +118,34 @@ function toChatMessages(message: Message): ChatMessage[] {
   if (parts.some((p) => p.type === "image_url")) out.push({ role: "user", content: parts });
   else if (texts.length) out.push({ role: "user", content: texts.join("\n\n") });
   return out;
+}
+
+/**
+ * A tool-call turn goes back with the reasoning the server sent for it, in the field it came in: DeepSeek refuses
+ * a tool-call turn without its reasoning_content, OpenRouter keeps signed and encrypted reasoning in
+ * reasoning_details, Mistral takes its thinking parts. Reasoning from any other API (an Anthropic signature) stays out.
+ */
+function withReasoning(reply: ChatMessage, blocks: ReadonlyArray<Record<string, unknown>>): ChatMessage {
+  const thinking = blocks.filter((b) => b.type === "thinking" && typeof b.signature === "string" && b.signature.startsWith(CHAT_REASONING_MARK));
+  const origins = thinking.flatMap((b): ReasoningOrigin[] => {
+    try {
+      const origin = JSON.parse(String(b.signature).slice(CHAT_REASONING_MARK.length)) as ReasoningOrigin;
+      return origin && typeof origin.field === "string" ? [origin] : [];
+    } catch {
+      return [];
+    }
+  });
+  if (!origins.length) return reply;
+  const text = thinking.map((b) => String(b.thinking ?? "")).join("");
+  const field = origins[0].field;
+  switch (field) {
+    case "reasoning_details":
+      return { ...reply, reasoning_details: origins.flatMap((o) => o.details ?? []) };
+    case "content_parts":
+      return { ...reply, content: [{ type: "thinking", thinking: [{ type: "text", text }] }, ...(typeof reply.content === "string" && reply.content ? [{ type: "text", text: reply.content }] : [])] };
+    default:
+      return { ...reply, [field]: text };
+  }
 }
 
 /** Tool messages carry text only: images and binary documents become a note saying what was left out. */
@@ -158,24 +187,60 @@ interface ChunkToolCall {
   function?: { name?: string | null; arguments?: string | Record<string, unknown> | null };
 }
 
+/** A content part (Mistral sends content as a list: `text`, and `thinking` whose own content is a list of text parts). */
+type ContentPart = { type?: string; text?: unknown; thinking?: unknown };
+
+/** One entry of OpenRouter's `reasoning_details`: text (maybe signed), a summary, or encrypted data. */
+type ReasoningDetail = { type?: string; index?: number; text?: string | null; summary?: string | null; data?: string | null; signature?: string | null; [key: string]: unknown };
+
+interface ChunkUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+}
+
+interface Delta {
+  content?: string | ContentPart[] | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  reasoning_details?: ReasoningDetail[] | null;
+  refusal?: string | null;
+  tool_calls?: ChunkToolCall[] | null;
+}
+
 interface Chunk {
   id?: string;
   model?: string;
-  choices?: Array<{ delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; tool_calls?: ChunkToolCall[] | null }; finish_reason?: string | null }>;
-  usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null;
+  choices?: Array<{ delta?: Delta; finish_reason?: string | null; usage?: ChunkUsage | null }>;
+  usage?: ChunkUsage | null;
+  /** Groq reports usage here instead of `usage`. */
+  x_groq?: { usage?: ChunkUsage | null } | null;
+}
+
+/** Where the server put its reasoning; it goes back the same way (see `reasoningForHistory`). */
+type ReasoningField = "reasoning_content" | "reasoning" | "reasoning_details" | "content_parts";
+
+
+interface ReasoningOrigin {
+  field: ReasoningField;
+  details?: ReasoningDetail[];
 }
 
 async function* streamAttempt(getClient: () => Promise<OpenAIClient>, body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
   const client = await getClient();
-  const stream = await client.chat.completions.create(body as never, { signal });
+  // The response beside the stream: a server that ignores `stream: true` answers with one JSON body, read as a whole.
+  const { data, response } = await client.chat.completions.create(body as never, { signal }).withResponse();
+  const source = await chunksOf(data as unknown as AsyncIterable<Chunk>, response, signal, client);
   const calls: ToolCallState[] = [];
   let started = false;
   let finishReason: string | null | undefined;
-  let usage: Chunk["usage"];
+  let usage: ChunkUsage | null | undefined;
   let outputChars = 0;
+  let refused = false;
   // Stable per message: a call without an id gets one from the completion id and its index.
   let idBase = "";
   let thinkingIndex: number | undefined;
+  let origin: ReasoningOrigin | undefined;
   let textIndex: number | undefined;
   let blockCount = 0;
 
@@ -192,28 +257,62 @@ async function* streamAttempt(getClient: () => Promise<OpenAIClient>, body: Reco
       : { type: "tool_call_error", id: call.id, name: call.name, raw: call.args, message: parsed.message };
   }
 
-  for await (const chunk of stream as unknown as AsyncIterable<Chunk>) {
+  function* thinking(text: string, field: ReasoningField): Generator<ProviderEvent> {
+    thinkingIndex ??= blockCount++;
+    origin ??= { field };
+    outputChars += text.length;
+    if (text) yield { type: "thinking_delta", index: thinkingIndex, thinking: text };
+  }
+
+  /** The thinking block is over (text or a call follows, or the stream ended): its origin becomes its signature. */
+  function* closeThinking(): Generator<ProviderEvent> {
+    if (thinkingIndex === undefined || !origin) return;
+    yield { type: "thinking_signature", index: thinkingIndex, signature: CHAT_REASONING_MARK + JSON.stringify(origin) };
+    thinkingIndex = undefined;
+    origin = undefined;
+  }
+
+  function* text(value: string): Generator<ProviderEvent> {
+    if (!value) return;
+    yield* closeThinking();
+    textIndex ??= blockCount++;
+    outputChars += value.length;
+    yield { type: "text_delta", index: textIndex, text: value };
+  }
+
+  for await (const chunk of source) {
     if (!started) {
       started = true;
       idBase = (chunk.id ?? `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`).replace(/[^A-Za-z0-9_-]/g, "_");
       yield { type: "message_start", ...(chunk.id ? { id: chunk.id } : {}), model: chunk.model ?? String(body.model) };
     }
-    if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.[0];
+    usage = chunk.usage ?? chunk.x_groq?.usage ?? choice?.usage ?? usage;
     if (!choice) continue;
     const delta = choice.delta ?? {};
-    // vLLM, DeepSeek and llama.cpp send reasoning_content; OpenRouter and Ollama send reasoning.
-    const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (reasoning) {
-      thinkingIndex ??= blockCount++;
-      outputChars += reasoning.length;
-      yield { type: "thinking_delta", index: thinkingIndex, thinking: reasoning };
+    // vLLM, DeepSeek and llama.cpp send reasoning_content; OpenRouter and Ollama send reasoning, and OpenRouter
+    // also reasoning_details (the same text, or only summaries or encrypted data): shown once, kept whole.
+    const reasoningText = delta.reasoning_content ?? delta.reasoning;
+    if (reasoningText) yield* thinking(reasoningText, delta.reasoning_content ? "reasoning_content" : "reasoning");
+    if (Array.isArray(delta.reasoning_details) && delta.reasoning_details.length) {
+      const shown = reasoningText ? "" : delta.reasoning_details.map((d) => (typeof d.text === "string" ? d.text : typeof d.summary === "string" ? d.summary : "")).join("");
+      yield* thinking(shown, "reasoning_details");
+      origin!.field = "reasoning_details";
+      origin!.details = mergeDetails(origin!.details ?? [], delta.reasoning_details);
     }
-    if (delta.content) {
-      textIndex ??= blockCount++;
-      outputChars += delta.content.length;
-      yield { type: "text_delta", index: textIndex, text: delta.content };
+    if (typeof delta.content === "string") yield* text(delta.content);
+    else if (Array.isArray(delta.content)) {
+      for (const part of delta.content) {
+        if (part?.type === "thinking") yield* thinking(partsText(part.thinking), "content_parts");
+        else if (part?.type === "text" && typeof part.text === "string") yield* text(part.text);
+      }
     }
+    // OpenAI's structured refusal: what the model said is the answer, and the turn ends as a refusal.
+    if (typeof delta.refusal === "string" && delta.refusal) {
+      refused = true;
+      yield* text(delta.refusal);
+    }
+    if (delta.tool_calls?.length) yield* closeThinking();
     for (const [position, part] of (delta.tool_calls ?? []).entries()) {
       const index = part.index ?? position;
       let call = calls[index];
@@ -243,6 +342,8 @@ async function* streamAttempt(getClient: () => Promise<OpenAIClient>, body: Reco
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
   if (signal.aborted) return;
+  if (!started) throw new ProviderFailure({ kind: "server", retryable: true, message: "The model server answered the streaming request with an empty stream (no chunks)." });
+  yield* closeThinking();
   // The stream ended normally ([DONE], or a server that closes without it): every pending call completes now.
   for (const call of calls) if (call) yield* finish(call);
   const hasToolCalls = calls.some(Boolean);
@@ -258,9 +359,65 @@ async function* streamAttempt(getClient: () => Promise<OpenAIClient>, body: Reco
         }
       : { input: estimateTokens(JSON.stringify(body.messages)), output: Math.ceil(outputChars / 4), cacheRead: 0, cacheWrite: 0, source: "estimate" },
   };
-  yield { type: "stop", reason: mapFinishReason(finishReason, hasToolCalls), complete: true };
+  yield { type: "stop", reason: refused && !hasToolCalls ? "refusal" : mapFinishReason(finishReason, hasToolCalls), complete: true };
 }
 
+/** Mistral's thinking content: a string, or a list of text parts. */
+function partsText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (!Array.isArray(value)) return "";
+  return value.map((p: ContentPart) => (typeof p === "string" ? p : typeof p?.text === "string" ? p.text : "")).join("");
+}
+
+/** Streamed reasoning_details arrive in pieces: pieces of one entry (same index and type) are joined. */
+function mergeDetails(into: ReasoningDetail[], pieces: readonly ReasoningDetail[]): ReasoningDetail[] {
+  for (const piece of pieces) {
+    if (!piece || typeof piece !== "object") continue;
+    const same = into.find((d) => d.type === piece.type && (d.index ?? 0) === (piece.index ?? 0));
+    if (!same) {
+      into.push({ ...piece });
+      continue;
+    }
+    for (const key of ["text", "summary", "data"] as const) if (typeof piece[key] === "string") same[key] = (same[key] ?? "") + piece[key];
+    for (const [key, value] of Object.entries(piece)) if (!["text", "summary", "data", "index", "type"].includes(key) && value != null) same[key] = value;
+  }
+  return into;
+}
+
+/**
+ * The chunks of a 200 response: an event stream as the SDK reads it; a complete chat completion (a server or proxy
+ * that ignored `stream: true`) as one chunk holding the whole message; anything else is an error saying what arrived.
+ */
+async function chunksOf(stream: AsyncIterable<Chunk>, response: Response, signal: AbortSignal, client: OpenAIClient): Promise<AsyncIterable<Chunk> | Iterable<Chunk>> {
+  const contentType = response.headers.get("content-type") ?? "";
+  if (!contentType || /event-stream/i.test(contentType)) return stream;
+  const raw = await response.text();
+  const whole = parseJsonObject(raw);
+  if (whole && Array.isArray(whole.choices)) return [completionAsChunk(whole)];
+  if (whole?.error) throw new (await import("openai")).APIError(undefined, whole.error as object, undefined, response.headers);
+  if (/^(data|event):/m.test(raw)) {
+    // An event stream under another content type (text/plain).
+    const { Stream } = await import("openai/streaming");
+    const controller = new AbortController();
+    signal.addEventListener("abort", () => controller.abort(), { once: true });
+    return Stream.fromSSEResponse<Chunk>(new Response(raw, { headers: { "content-type": "text/event-stream" } }), controller, client);
+  }
+  throw new ProviderFailure({ kind: "bad_request", retryable: false, message: unexpectedBody(response.status, contentType, raw, "a chat completion") });
+}
+
+/** A non-streamed completion, as the single chunk a stream of it would add up to. */
+function completionAsChunk(completion: Record<string, unknown>): Chunk {
+  const choices = completion.choices as Array<{ message?: Record<string, unknown>; finish_reason?: string | null }>;
+  const first = choices[0];
+  const message = first?.message ?? {};
+  const toolCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as ChunkToolCall[]).map((call, index) => ({ index, ...call })) : undefined;
+  return {
+    ...(typeof completion.id === "string" ? { id: completion.id } : {}),
+    ...(typeof completion.model === "string" ? { model: completion.model } : {}),
+    usage: (completion.usage as ChunkUsage | undefined) ?? (completion.x_groq as Chunk["x_groq"])?.usage ?? null,
+    choices: first ? [{ delta: { ...(message as Delta), tool_calls: toolCalls ?? null }, finish_reason: first.finish_reason ?? null }] : [],
+  };
+}
 /** `stop` or no finish_reason with tool calls present still means the model wants its tools run. */
 function mapFinishReason(reason: string | null | undefined, hasToolCalls: boolean): StopReason {
   if (hasToolCalls && (reason === "tool_calls" || reason === "function_call" || reason === "stop" || !reason)) return "tool_use";

@@ -198,12 +198,27 @@ export function classifySdkError(err: unknown): ProviderFailure {
   if (name === "APIConnectionTimeoutError") return new ProviderFailure({ kind: "connection", retryable: true, message: `The model server did not answer in time: ${message}` });
   if (name === "APIConnectionError") return new ProviderFailure({ kind: "connection", retryable: true, message: `Could not reach the model server: ${causeMessage(err) ?? message}` });
   if (typeof e?.status === "number" || name.endsWith("Error") && e?.error !== undefined) {
-    const body = e.error as { type?: string; error?: { type?: string; message?: string } } | undefined;
-    const errorType = body?.error?.type ?? body?.type;
-    const { kind, retryable } = classifyStatus(e.status, errorType);
+    // Anthropic's SDK keeps the whole body ({type: "error", error: {type, message}}), OpenAI's the inner error.
+    const body = e.error as ErrorBody | undefined;
+    const inner = body?.error && typeof body.error === "object" ? body.error : body;
+    const errorType = inner?.type ?? body?.type;
+    // An error sent inside a stream (OpenRouter, an Anthropic `error` event) has no HTTP status; its code may be one.
+    const status = typeof e.status === "number" ? e.status : typeof inner?.code === "number" && inner.code >= 400 && inner.code < 600 ? inner.code : undefined;
+    const { kind, retryable } = classifyStatus(status, errorType);
     const headers = e.headers as { get(name: string): string | null } | undefined;
+    const said = [typeof inner?.message === "string" ? inner.message : typeof e.status === "number" ? stripStatus(message, e.status) : message, upstreamDetail(inner)].filter(Boolean).join(" ");
+    // Mid-stream there is no status to say what kind of error it was: its type does (overloaded_error).
+    const named = typeof e.status !== "number" && errorType && errorType !== "error" && !said.includes(errorType) ? ` (${errorType})` : "";
     return new ProviderFailure(
-      { kind, retryable, ...(typeof e.status === "number" ? { status: e.status } : {}), message: typeof e.status === "number" ? `The model server answered HTTP ${e.status}: ${body?.error?.message ?? stripStatus(message, e.status)}` : (body?.error?.message ?? message) },
+      {
+        kind,
+        retryable,
+        ...(status !== undefined ? { status } : {}),
+        message:
+          typeof e.status === "number"
+            ? `The model server answered HTTP ${e.status}: ${said}${named}`
+            : `The model server reported an error in the middle of its answer${status !== undefined ? ` (code ${status})` : ""}: ${said}${named}`,
+      },
       typeof headers?.get === "function" ? parseRetryAfter(headers) : undefined,
     );
   }
@@ -213,6 +228,35 @@ export function classifySdkError(err: unknown): ProviderFailure {
     return new ProviderFailure({ kind: "connection", retryable: true, message: `The connection to the model server failed: ${causeMessage(err) ?? message}` });
   }
   return new ProviderFailure({ kind: "unknown", retryable: false, message });
+}
+
+interface ErrorBody {
+  type?: string;
+  message?: unknown;
+  code?: unknown;
+  metadata?: { raw?: unknown; provider_name?: unknown } | null;
+  error?: ErrorBody;
+}
+
+/**
+ * A router's (OpenRouter's) error names the upstream provider and carries its own error text in `metadata.raw`:
+ * "Provider returned error" alone tells the person nothing.
+ */
+function upstreamDetail(inner: ErrorBody | undefined): string {
+  const raw = inner?.metadata?.raw;
+  const provider = typeof inner?.metadata?.provider_name === "string" ? inner.metadata.provider_name : undefined;
+  if (raw === undefined || raw === null || raw === "") return provider ? `(upstream provider ${provider})` : "";
+  let text = typeof raw === "string" ? raw : JSON.stringify(raw);
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const m = typeof parsed.error === "object" ? parsed.error?.message : (parsed.error ?? parsed.message);
+    if (typeof m === "string" && m) text = m;
+  } catch {
+    // raw is plain text
+  }
+  text = text.replace(/\s+/g, " ").trim();
+  if (text.length > 500) text = `${text.slice(0, 500)}…`;
+  return `(${provider ? `${provider} says` : "upstream"}: ${text})`;
 }
 
 /** The SDKs start their messages with the status ("500 Internal error"); it is said once, before. */

@@ -8,7 +8,7 @@ import type { Session } from "../session/index.js";
 import type { PermissionBehavior, PermissionRule, PermissionUpdateDestination } from "../core/permissionTypes.js";
 import { applyPermissionUpdate, formatRulesTable, parsePermissionRule, ruleToString, sourceLabel, workingDirectoryLines } from "../permissions/index.js";
 import { updateSettingsFile } from "../settings/write.js";
-import { estimateCostUSD } from "../agent/cost.js";
+import { cacheHitRate, estimateCostUSD } from "../agent/cost.js";
 import type { UsageTotals } from "../agent/query.js";
 import { expandCommand, loadCustomCommands } from "../agent/commands.js";
 import { INSTRUCTION_FILE_NAMES } from "../agent/instructions.js";
@@ -159,10 +159,12 @@ function sandboxCommand(host: CommandHost): void {
 function costCommand(host: CommandHost): void {
   const u = host.usage();
   const cost = estimateCostUSD(host.model(), u);
+  const hitRate = cacheHitRate(u);
   host.print(
     [
       `model: ${host.model()}`,
       `tokens: ${u.inputTokens} in, ${u.outputTokens} out, ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write${u.source === "estimate" ? " (partly estimated)" : ""}`,
+      `cache hit rate: ${hitRate === undefined ? "no requests yet" : `${(hitRate * 100).toFixed(1)} % of input tokens read from the prompt cache`}`,
       `cost: ${cost === undefined ? "unknown (no price for this model)" : `$${cost.toFixed(4)}`}`,
     ].join("\n"),
   );

@@ -126,7 +126,7 @@ export class ConversationView {
           }
         } else if (e.type === "usage") {
           this.turnOutputTokens = e.usage.output;
-          this.contextTokens = e.usage.input + e.usage.cacheRead + e.usage.cacheWrite + e.usage.output;
+          this.contextTokens = (e.usage.context ?? e.usage.input + e.usage.cacheRead + e.usage.cacheWrite) + e.usage.output;
         }
         break;
       }

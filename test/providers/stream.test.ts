@@ -7,7 +7,7 @@ import http from "node:http";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { createOpenAIProvider, toolCallErrorResult } from "../../src/providers/index.js";
+import { CHAT_REASONING_MARK, createOpenAIProvider, toolCallErrorResult } from "../../src/providers/index.js";
 import { tempDir } from "../helpers.js";
 import { BOTH, FAST_RETRY, REQUEST, anthropicAt, openaiAt, run, serve } from "./support.js";
 
@@ -284,7 +284,8 @@ describe("openai provider: tolerance of compatible servers", () => {
     const server = await serve({ turns: [{ content: [{ type: "thinking", thinking: "Let me think about it." }, { type: "text", text: "Answer." }], chunks: 3, openai: { reasoningField: field } }] });
     const { message } = await run(openaiAt(server));
     expect(message.content).toEqual([
-      { type: "thinking", thinking: "Let me think about it.", signature: "" },
+      // The signature says which field it came in, so a tool-call turn can send it back there.
+      { type: "thinking", thinking: "Let me think about it.", signature: `${CHAT_REASONING_MARK}{"field":"${field}"}` },
       { type: "text", text: "Answer." },
     ]);
   });

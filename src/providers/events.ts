@@ -95,7 +95,8 @@ export interface WebSearchRequest {
   maxTokens?: number;
 }
 
-export type ProviderName = "anthropic" | "openai";
+/** bedrock and vertex are Claude on Amazon Bedrock and Google Vertex AI: Anthropic's Messages API behind each platform's SDK. */
+export type ProviderName = "anthropic" | "openai" | "bedrock" | "vertex";
 
 export function toolInputDelta(id: string, partialJson: string): Extract<ProviderEvent, { type: "tool_input_delta" }> {
   let parsed: { value: unknown } | undefined;

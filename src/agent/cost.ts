@@ -3,6 +3,7 @@
  * late 2026). Unknown models (local ones, new releases) report no cost rather than a wrong one.
  */
 import type { UsageTotals } from "./query.js";
+import { canonicalModelName } from "../providers/models.js";
 
 interface Price {
   input: number;
@@ -41,9 +42,11 @@ const PRICES: ReadonlyArray<[prefix: string, price: Price]> = [
   ["gpt-5", { input: 1.25, output: 10, cacheWrite: 1.25, cacheRead: 0.125 }],
 ];
 
+/** By the model's canonical name, so Bedrock's and Vertex's ids of a Claude model cost what it lists at. */
 export function priceOf(model: string): Price | undefined {
+  const name = canonicalModelName(model);
   let best: [string, Price] | undefined;
-  for (const entry of PRICES) if (model.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
+  for (const entry of PRICES) if (name.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
   return best?.[1];
 }
 

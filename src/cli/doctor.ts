@@ -215,15 +215,31 @@ export const sandboxCheck: DoctorCheck = {
 export const modelProviderCheck: DoctorCheck = {
   name: "model provider",
   async run({ session, env }) {
-    const { resolveProviderConfig, lookupModel, readModelOverrides } = await import("../providers/index.js");
+    const { resolveProviderConfig, lookupModel, readModelOverrides, platformFromEnv } = await import("../providers/index.js");
     const settings = session.context.options.settings;
     const config = resolveProviderConfig({}, env, settings);
     const info = lookupModel(config.model, readModelOverrides(settings));
+    const limits = info.source === "table" ? `table, "${info.matched}"` : info.source === "settings" ? "settings models section" : "default for unknown models";
+    const limitsLine = `context window ${info.contextWindow.toLocaleString("en-US")} tokens, max output ${info.maxOutputTokens.toLocaleString("en-US")} (${limits})`;
+    if (config.platform) {
+      // A switch variable names itself; TOOLGATE_PROVIDER, --provider and settings say where they are.
+      const selectedBy = config.sources.provider === "env" ? (platformFromEnv(env)?.variable ?? "TOOLGATE_PROVIDER") : config.sources.provider;
+      const platform = await platformLines(config, env);
+      return {
+        status: platform.status,
+        lines: [
+          `provider: ${config.provider} (${selectedBy})`,
+          `model: ${config.model} (${config.sources.model})`,
+          `small model (side questions such as WebFetch's): ${config.smallModel}`,
+          ...platform.lines,
+          limitsLine,
+        ],
+      };
+    }
     const keyVar = config.provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
     // A local OpenAI-compatible server usually needs no key; Anthropic always does. Only `-p` and the UI need
     // a model (exec and mcp serve do not), but those are what a newcomer runs first: a missing key is a warning.
     const keyMissing = !config.apiKey && (config.provider === "anthropic" || !config.baseURL);
-    const limits = info.source === "table" ? `table, "${info.matched}"` : info.source === "settings" ? "settings models section" : "default for unknown models";
     return {
       status: keyMissing ? "warn" : "ok",
       lines: [
@@ -232,11 +248,42 @@ export const modelProviderCheck: DoctorCheck = {
         `small model (side questions such as WebFetch's): ${config.smallModel}`,
         `base URL: ${config.baseURL ? `${config.baseURL} (${config.sources.baseURL})` : "the API's default"}`,
         `API key: ${config.apiKey ? `set (${config.sources.apiKey})` : `not set${keyMissing ? ` — set ${keyVar} for -p and the interactive UI` : ""}`}`,
-        `context window ${info.contextWindow.toLocaleString("en-US")} tokens, max output ${info.maxOutputTokens.toLocaleString("en-US")} (${limits})`,
+        limitsLine,
       ],
     };
   },
 };
+
+/** Bedrock's region, endpoint and credential source; Vertex AI's location, project, endpoint and credentials. Never a secret. */
+async function platformLines(config: import("../providers/index.js").ResolvedProviderConfig, env: NodeJS.ProcessEnv): Promise<DoctorResult> {
+  const { bedrockEndpoint, describeBedrockCredentials, describeVertexCredentials, vertexEndpoint } = await import("../providers/index.js");
+  const platform = config.platform!;
+  const from = (source: string, variable: string) => (source === "default" ? `default; ${variable} changes it` : source);
+  const urlVar = platform.kind === "bedrock" ? "ANTHROPIC_BEDROCK_BASE_URL" : "ANTHROPIC_VERTEX_BASE_URL";
+  const endpoint = (fallback: string) => `endpoint: ${config.baseURL ? `${config.baseURL} (${config.sources.baseURL === "env" ? urlVar : config.sources.baseURL})` : fallback}`;
+  if (platform.kind === "bedrock") {
+    const credentials = describeBedrockCredentials(env, platform);
+    return {
+      status: credentials.found ? "ok" : "warn",
+      lines: [
+        `region: ${platform.region.value} (${from(platform.region.source, "AWS_REGION")})`,
+        endpoint(`${bedrockEndpoint(platform.region.value)} (${urlVar} changes it)`),
+        `credentials: ${credentials.found ? "" : "! "}${credentials.description}`,
+      ],
+    };
+  }
+  const credentials = describeVertexCredentials(env, platform);
+  const project = credentials.project;
+  return {
+    status: credentials.found && project ? "ok" : "warn",
+    lines: [
+      `location: ${platform.region.value} (${from(platform.region.source, "CLOUD_ML_REGION")})`,
+      `project: ${project ? `${project.value} (${project.source})` : "! none — set ANTHROPIC_VERTEX_PROJECT_ID"}`,
+      endpoint(`${vertexEndpoint(platform.region.value)} (${urlVar} changes it)`),
+      `credentials: ${credentials.found ? "" : "! "}${credentials.description}`,
+    ],
+  };
+}
 
 /** The configured language servers and whether their programs are found (they are started on the first edit, not here). */
 export const lspCheck: DoctorCheck = {
@@ -265,7 +312,8 @@ export const webSearchCheck: DoctorCheck = {
     const backend = search.backend ?? "auto";
     const provider = resolveProviderConfig({}, env, settings).provider;
     const lines: string[] = [];
-    if (backend !== "mcp" && provider === "anthropic") lines.push("Anthropic's server-side web search, in agent sessions (toolgate -p, the UI)");
+    // Bedrock does not run Anthropic's server-side tools; Vertex AI does (web search there is in preview).
+    if (backend !== "mcp" && (provider === "anthropic" || provider === "vertex")) lines.push(`${provider === "vertex" ? "Anthropic's web search on Vertex AI" : "Anthropic's server-side web search"}, in agent sessions (toolgate -p, the UI)`);
     if (backend !== "anthropic" && search.mcpTool) {
       const server = parseMcpToolName(search.mcpTool)?.serverName;
       const configured = mcpConfig.servers.some((s) => normalizeNameForMcp(s.name) === server);

@@ -1,14 +1,16 @@
 /**
  * Anthropic Messages API over the SDK's raw event stream (not its MessageStream helper, which re-parses the
- * partial input JSON on every delta). The SDK is imported on first use so commands that never talk to a model
- * do not load it.
+ * partial input JSON on every delta). The same request and stream reading serve Claude on Amazon Bedrock and
+ * Google Vertex AI (bedrock.ts, vertex.ts): their SDK clients take the Messages request and yield the same raw
+ * events, so a provider here is built over a client factory. SDKs are imported on first use so commands that
+ * never talk to a model do not load them.
  */
 import type { Message, TextBlock, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
-import { CHAT_REASONING_MARK, parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type Usage } from "./events.js";
+import { CHAT_REASONING_MARK, parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderName, type ProviderRequest, type StopReason, type Usage } from "./events.js";
 import { classifySdkError, locateServer, ProviderFailure, withRetry, type RetryOptions } from "./retry.js";
 import { parseJsonObject, unexpectedBody } from "./wholeBody.js";
 import { renderAnthropicTools, deferredToolsNote } from "./toolSchemas.js";
-import { getModelInfo } from "./models.js";
+import { canonicalModelName, getModelInfo } from "./models.js";
 import { buildWebSearchRequest, parseWebSearchResponse } from "./anthropicWebSearch.js";
 import { environmentProxyFetch } from "../util/proxyFetch.js";
 
@@ -23,15 +25,40 @@ export interface AnthropicProviderOptions {
   promptCaching?: boolean;
 }
 
+/** What a Messages provider needs of an SDK client: `messages.create`, streaming raw events when the body says so. */
+export interface MessagesClient {
+  messages: {
+    create(body: never, options?: { signal?: AbortSignal; maxRetries?: number; headers?: Record<string, string> }): Promise<unknown> & {
+      /** The parsed result and the raw response beside it (the SDKs' APIPromise). */
+      withResponse(): Promise<{ data: unknown; response: Response }>;
+    };
+  };
+}
+
+export interface MessagesProviderOptions {
+  name: ProviderName;
+  model: string;
+  baseURL?: string;
+  retry?: RetryOptions;
+  promptCaching?: boolean;
+  /** Called on the first request (and again after it rejected): imports the SDK and builds its client. */
+  client: () => Promise<MessagesClient>;
+  /** Turns what a request threw into a failure the retry policy judges, worded for the user. */
+  classify: (err: unknown) => ProviderFailure;
+  /** The platform's server-side web search, with any headers it needs; absent where the platform has none. */
+  webSearch?: { headers?: Record<string, string> };
+  /** Fields every request body carries on this platform (Bedrock's and Vertex's `anthropic_version`). */
+  bodyFields?: Record<string, unknown>;
+}
+
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 type AnthropicClient = InstanceType<typeof import("@anthropic-ai/sdk").default>;
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
-  let client: Promise<AnthropicClient> | undefined;
-  const getClient = () =>
-    (client ??= Promise.all([import("@anthropic-ai/sdk"), environmentProxyFetch()]).then(
-      ([{ default: Anthropic }, proxied]) =>
+  const client = () =>
+    Promise.all([import("@anthropic-ai/sdk"), environmentProxyFetch()]).then(
+      ([{ default: Anthropic }, proxied]): AnthropicClient =>
         new Anthropic({
           // HTTPS_PROXY / HTTP_PROXY, which Node's own fetch ignores
           ...(proxied ? { fetch: proxied } : {}),
@@ -43,37 +70,61 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
           // The SDK sends the key as a Bearer token; proxies that expect Anthropic's own header get it too.
           ...(options.apiKey && options.baseURL ? { defaultHeaders: { "x-api-key": options.apiKey } } : {}),
         }),
-    ));
-  return {
+    );
+  return createMessagesProvider({
     name: "anthropic",
     model: options.model,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.promptCaching !== undefined ? { promptCaching: options.promptCaching } : {}),
+    client,
+    classify: (err) => locateServer(classifySdkError(err), options.server),
+    webSearch: {},
+  });
+}
+
+/** A provider over any client that speaks the Messages API: the request is built and the stream read here. */
+export function createMessagesProvider(options: MessagesProviderOptions): Provider {
+  let client: Promise<MessagesClient> | undefined;
+  const getClient = () => {
+    // A factory that failed (a missing setting) is asked again next time rather than failing forever.
+    client ??= options.client().catch((err: unknown) => {
+      client = undefined;
+      throw err;
+    });
+    return client;
+  };
+  const search = options.webSearch;
+  return {
+    name: options.name,
+    model: options.model,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     stream(request, signal) {
-      const body = buildAnthropicRequest(request, options.promptCaching !== false);
-      return continuingPausedTurns(body, (next, turn) =>
-        withRetry((attemptSignal) => streamAttempt(getClient, next, attemptSignal, turn), (err) => locateServer(classifySdkError(err), options.server), options.retry, signal),
-      );
+      const body = { ...buildAnthropicRequest(request, options.promptCaching !== false), ...options.bodyFields };
+      return continuingPausedTurns(body, (next, turn) => withRetry((attemptSignal) => streamAttempt(getClient, next, attemptSignal, turn), options.classify, options.retry, signal));
     },
-    async webSearch(request, signal) {
-      const client = await getClient();
-      const body = buildWebSearchRequest(request);
-      const content: unknown[] = [];
-      // A long search pauses the turn (stop_reason pause_turn): it goes on when its content is sent back as is.
-      for (let round = 0; ; round++) {
-        let response: { content?: unknown; stop_reason?: unknown };
-        try {
-          // Non-streaming: the searches run on Anthropic's side and the answer is short.
-          const messages = content.length ? [...(body.messages as unknown[]), { role: "assistant", content }] : body.messages;
-          response = (await client.messages.create({ ...body, messages } as never, { signal, maxRetries: options.retry?.maxRetries ?? 2 })) as typeof response;
-        } catch (err) {
-          throw new Error(`Web search through ${request.model} failed: ${classifySdkError(err).message}`);
+    ...(search && {
+      async webSearch(request, signal) {
+        const body = { ...buildWebSearchRequest(request), ...options.bodyFields };
+        const content: unknown[] = [];
+        // A long search pauses the turn (stop_reason pause_turn): it goes on when its content is sent back as is.
+        for (let round = 0; ; round++) {
+          let response: { content?: unknown; stop_reason?: unknown };
+          try {
+            const client = await getClient();
+            // Non-streaming: the searches run on the platform's side and the answer is short.
+            const messages = content.length ? [...(body.messages as unknown[]), { role: "assistant", content }] : body.messages;
+            response = (await client.messages.create({ ...body, messages } as never, { signal, maxRetries: options.retry?.maxRetries ?? 2, ...(search.headers ? { headers: search.headers } : {}) })) as typeof response;
+          } catch (err) {
+            throw new Error(`Web search through ${request.model} failed: ${options.classify(err).message}`);
+          }
+          if (Array.isArray(response?.content)) content.push(...(response.content as unknown[]));
+          if (response?.stop_reason !== "pause_turn") break;
+          if (round >= MAX_PAUSE_CONTINUATIONS) throw new Error(`Web search through ${request.model} paused ${round + 1} times without finishing; try a narrower query.`);
         }
-        if (Array.isArray(response?.content)) content.push(...(response.content as unknown[]));
-        if (response?.stop_reason !== "pause_turn") break;
-        if (round >= MAX_PAUSE_CONTINUATIONS) throw new Error(`Web search through ${request.model} paused ${round + 1} times without finishing; try a narrower query.`);
-      }
-      return parseWebSearchResponse({ content }, request.model);
-    },
+        return parseWebSearchResponse({ content }, request.model);
+      },
+    }),
   };
 }
 
@@ -84,10 +135,11 @@ const TEXT_EDITOR_TOOL_NAME = "str_replace_based_edit_tool";
  * (Claude 4 and later, Sonnet 3.7); undefined for any other model, which gets our schema as an ordinary tool.
  */
 export function nativeTextEditorType(model: string): string | undefined {
-  const id = model.replace(/^(?:anthropic[./]|us\.anthropic\.|eu\.anthropic\.)/, "");
-  const generation = /^claude-(?:opus|sonnet|haiku)-(\d+)(?:[-.@]|$)/.exec(id);
+  // Bedrock's and Vertex's ids of a Claude model name the same model (canonicalModelName).
+  const id = canonicalModelName(model);
+  const generation = /^claude-(?:opus|sonnet|haiku)-(\d+)(?:[-.]|$)/.exec(id);
   if (generation && Number(generation[1]) >= 4) return "text_editor_20250728";
-  if (/^claude-3-7-sonnet(?:[-@]|$)/.test(id)) return "text_editor_20250124";
+  if (/^claude-3-7-sonnet(?:-|$)/.test(id)) return "text_editor_20250124";
   return undefined;
 }
 
@@ -203,7 +255,7 @@ async function* continuingPausedTurns(body: Record<string, unknown>, request: (b
   }
 }
 
-async function* streamAttempt(getClient: () => Promise<AnthropicClient>, body: Record<string, unknown>, signal: AbortSignal, turn: TurnState): AsyncGenerator<ProviderEvent> {
+async function* streamAttempt(getClient: () => Promise<MessagesClient>, body: Record<string, unknown>, signal: AbortSignal, turn: TurnState): AsyncGenerator<ProviderEvent> {
   const client = await getClient();
   // The response beside the stream: a server that ignores `stream: true` answers with one JSON message.
   const { data, response } = await client.messages.create(body as never, { signal }).withResponse();

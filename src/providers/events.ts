@@ -100,7 +100,8 @@ export interface WebSearchRequest {
   maxTokens?: number;
 }
 
-export type ProviderName = "anthropic" | "openai";
+/** bedrock and vertex are Claude on Amazon Bedrock and Google Vertex AI: Anthropic's Messages API behind each platform's SDK. */
+export type ProviderName = "anthropic" | "openai" | "bedrock" | "vertex";
 
 /**
  * A thinking block that came from a chat-completions server carries, as its signature, this prefix and JSON

@@ -5,6 +5,9 @@
 import type { Provider, ProviderName } from "./events.js";
 import { createAnthropicProvider } from "./anthropic.js";
 import { createOpenAIProvider } from "./openai.js";
+import { awsEnvCredentials, bedrockDefaultModel, bedrockServer, createBedrockProvider, resolveBedrockSetup, type BedrockSetup } from "./bedrock.js";
+import { createVertexProvider, DEFAULT_VERTEX_MODEL, DEFAULT_VERTEX_SMALL_MODEL, resolveVertexSetup, vertexServer, type VertexSetup } from "./vertex.js";
+import { envFlag, platformFromEnv } from "./platforms.js";
 import { retryOptionsFromEnv, type RetryOptions } from "./retry.js";
 import { readProviderSettings } from "./settingsSection.js";
 
@@ -12,10 +15,15 @@ export * from "./events.js";
 export { parsePartialJson } from "./partialJson.js";
 export { createAnthropicProvider, buildAnthropicRequest, type AnthropicProviderOptions } from "./anthropic.js";
 export { createOpenAIProvider, buildOpenAIRequest, type OpenAIProviderOptions } from "./openai.js";
+export { createMessagesProvider, type MessagesClient, type MessagesProviderOptions } from "./anthropic.js";
+export { createBedrockProvider, bedrockDefaultModel, bedrockEndpoint, describeBedrockCredentials, type BedrockProviderOptions, type BedrockSetup } from "./bedrock.js";
+export { createVertexProvider, vertexEndpoint, describeVertexCredentials, type VertexProviderOptions, type VertexSetup } from "./vertex.js";
+export { envFlag, platformFromEnv } from "./platforms.js";
 export { withRetry, ProviderFailure, classifySdkError, classifyStatus, parseRetryAfter, retryDelay, retryOptionsFromEnv, type RetryOptions, type Attempt } from "./retry.js";
 export {
   lookupModel,
   getModelInfo,
+  canonicalModelName,
   estimateTokens,
   countContextTokens,
   DEFAULT_MODEL_INFO,
@@ -36,12 +44,16 @@ export {
   type OpenAIToolSchema,
 } from "./toolSchemas.js";
 
-export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai"];
+export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai", "bedrock", "vertex"];
 
-export const DEFAULT_MODELS: Readonly<Record<ProviderName, string>> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4o" };
+/** Bedrock's default follows the region's geography (bedrockDefaultModel); this is the one for US regions. */
+export const DEFAULT_MODELS: Readonly<Record<ProviderName, string>> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4o", bedrock: bedrockDefaultModel("us-east-1"), vertex: DEFAULT_VERTEX_MODEL };
 
-/** A small fast model per provider for side questions; an OpenAI-compatible server may host one model only, so its main one. */
-export const DEFAULT_SMALL_MODELS: Readonly<Record<ProviderName, string | undefined>> = { anthropic: "claude-haiku-4-5", openai: undefined };
+/**
+ * A small fast model per provider for side questions; an OpenAI-compatible server may host one model only, so
+ * its main one. On Bedrock also the main one, as Claude Code does: Haiku may not be enabled in the account.
+ */
+export const DEFAULT_SMALL_MODELS: Readonly<Record<ProviderName, string | undefined>> = { anthropic: "claude-haiku-4-5", openai: undefined, bedrock: undefined, vertex: DEFAULT_VERTEX_SMALL_MODEL };
 
 export interface ProviderSelection {
   provider?: ProviderName;
@@ -62,16 +74,20 @@ export interface ResolvedProviderConfig {
   apiKey?: string;
   /** Where each value came from (for doctor); for the key, the variable's name. */
   sources: { provider: SettingSource; model: SettingSource; baseURL?: SettingSource; apiKey?: string };
+  /** Bedrock's region, Vertex AI's location and project, and whether to skip their authentication. */
+  platform?: BedrockSetup | VertexSetup;
 }
 
-const KEY_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
-const URL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL" };
-const DEFAULT_URLS: Record<ProviderName, string> = { anthropic: "https://api.anthropic.com", openai: "https://api.openai.com/v1" };
-const MODEL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_MODEL", openai: "OPENAI_MODEL" };
+/** On Bedrock the key is a Bedrock API key; Vertex AI takes Google credentials only. */
+const KEY_VARS: Record<ProviderName, string | undefined> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY", bedrock: "AWS_BEARER_TOKEN_BEDROCK", vertex: undefined };
+const URL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL", bedrock: "ANTHROPIC_BEDROCK_BASE_URL", vertex: "ANTHROPIC_VERTEX_BASE_URL" };
+const DEFAULT_URLS: Partial<Record<ProviderName, string>> = { anthropic: "https://api.anthropic.com", openai: "https://api.openai.com/v1" };
+const MODEL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_MODEL", openai: "OPENAI_MODEL", bedrock: "ANTHROPIC_MODEL", vertex: "ANTHROPIC_MODEL" };
 
 /**
- * Options, then environment (`TOOLGATE_PROVIDER`, `TOOLGATE_MODEL` or the provider's `*_MODEL`, `*_BASE_URL`,
- * `*_API_KEY`), then settings. Without a choice anywhere, OpenAI is picked only when just OpenAI variables are set.
+ * Options, then environment (`TOOLGATE_PROVIDER`, or Claude Code's `CLAUDE_CODE_USE_BEDROCK` / `_VERTEX`;
+ * `TOOLGATE_MODEL` or the provider's `*_MODEL`, `*_BASE_URL`, `*_API_KEY`), then settings. Without a choice
+ * anywhere, OpenAI is picked only when just OpenAI variables are set.
  */
 export function resolveProviderConfig(
   options: ProviderSelection = {},
@@ -79,7 +95,7 @@ export function resolveProviderConfig(
   settings: Readonly<Record<string, unknown>> = {},
 ): ResolvedProviderConfig {
   const fromSettings = readProviderSettings(settings);
-  const envProvider = env.TOOLGATE_PROVIDER === "anthropic" || env.TOOLGATE_PROVIDER === "openai" ? env.TOOLGATE_PROVIDER : undefined;
+  const envProvider = PROVIDER_NAMES.find((name) => name === env.TOOLGATE_PROVIDER) ?? platformFromEnv(env)?.provider;
   const onlyOpenAI = !env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL && Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
   const [provider, providerSource]: [ProviderName, SettingSource] = options.provider
     ? [options.provider, "option"]
@@ -92,10 +108,13 @@ export function resolveProviderConfig(
           : ["anthropic", "default"];
   const pick = (option: string | undefined, envValue: string | undefined, setting: string | undefined): [string, SettingSource] | undefined =>
     option ? [option, "option"] : envValue ? [envValue, "env"] : setting ? [setting, "settings"] : undefined;
-  const [model, modelSource] = pick(options.model, env.TOOLGATE_MODEL || env[MODEL_VARS[provider]], fromSettings.model) ?? [DEFAULT_MODELS[provider], "default"];
+  const platform = provider === "bedrock" ? resolveBedrockSetup(env, fromSettings) : provider === "vertex" ? resolveVertexSetup(env, fromSettings) : undefined;
+  const defaultModel = platform?.kind === "bedrock" ? bedrockDefaultModel(platform.region.value) : DEFAULT_MODELS[provider];
+  const [model, modelSource] = pick(options.model, env.TOOLGATE_MODEL || env[MODEL_VARS[provider]], fromSettings.model) ?? [defaultModel, "default"];
   const smallModel = pick(options.smallModel, env.TOOLGATE_SMALL_MODEL, fromSettings.smallModel)?.[0] ?? DEFAULT_SMALL_MODELS[provider] ?? model;
   const baseURL = pick(options.baseURL, env[URL_VARS[provider]], fromSettings.baseURL);
-  const apiKey = options.apiKey ? ["option", options.apiKey] : env[KEY_VARS[provider]] ? [KEY_VARS[provider], env[KEY_VARS[provider]]!] : undefined;
+  const keyVar = KEY_VARS[provider];
+  const apiKey = options.apiKey ? ["option", options.apiKey] : keyVar && env[keyVar] ? [keyVar, env[keyVar]!] : undefined;
   return {
     provider,
     model,
@@ -103,6 +122,7 @@ export function resolveProviderConfig(
     ...(baseURL ? { baseURL: baseURL[0] } : {}),
     ...(apiKey ? { apiKey: apiKey[1] } : {}),
     sources: { provider: providerSource, model: modelSource, ...(baseURL ? { baseURL: baseURL[1] } : {}), ...(apiKey ? { apiKey: apiKey[0] } : {}) },
+    ...(platform ? { platform } : {}),
   };
 }
 
@@ -117,9 +137,27 @@ export function createProvider(options: CreateProviderOptions = {}): Provider {
   const env = options.env ?? process.env;
   const config = resolveProviderConfig(options, env, options.settings);
   const retry = { ...retryOptionsFromEnv(env), ...options.retry };
-  const server = config.baseURL
-    ? `${config.baseURL} from ${config.sources.baseURL === "env" ? URL_VARS[config.provider] : config.sources.baseURL === "option" ? "--base-url" : "settings provider.baseURL"}`
-    : `${DEFAULT_URLS[config.provider]}, the default (${URL_VARS[config.provider]} changes it)`;
+  const baseURL = config.baseURL
+    ? { url: config.baseURL, source: config.sources.baseURL === "env" ? URL_VARS[config.provider] : config.sources.baseURL === "option" ? "--base-url" : "settings provider.baseURL" }
+    : undefined;
+  const platform = config.platform;
+  const server =
+    platform?.kind === "bedrock"
+      ? bedrockServer(platform, baseURL)
+      : platform?.kind === "vertex"
+        ? vertexServer(platform, baseURL)
+        : baseURL
+          ? `${baseURL.url} from ${baseURL.source}`
+          : `${DEFAULT_URLS[config.provider]}, the default (${URL_VARS[config.provider]} changes it)`;
+  // Claude Code's switch, for Bedrock accounts and models without prompt caching.
+  const caching = envFlag(env.DISABLE_PROMPT_CACHING) ? { promptCaching: false } : {};
   const common = { model: config.model, retry, server, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
-  return config.provider === "openai" ? createOpenAIProvider(common) : createAnthropicProvider(common);
+  if (platform?.kind === "bedrock") {
+    const credentials = awsEnvCredentials(env);
+    return createBedrockProvider({ ...common, ...caching, region: platform.region.value, skipAuth: platform.skipAuth, ...(config.apiKey ? { bearerToken: config.apiKey } : {}), ...(credentials ? { credentials } : {}) });
+  }
+  if (platform?.kind === "vertex") {
+    return createVertexProvider({ ...common, ...caching, region: platform.region.value, skipAuth: platform.skipAuth, ...(platform.projectId ? { projectId: platform.projectId.value } : {}) });
+  }
+  return config.provider === "openai" ? createOpenAIProvider(common) : createAnthropicProvider({ ...common, ...caching });
 }

@@ -60,9 +60,22 @@ export type ModelOverrides = Readonly<Record<string, Partial<ModelInfo>>>;
 /** Where a model's limits come from, for doctor. */
 export type ModelInfoSource = "settings" | "table" | "default";
 
+/**
+ * A model's name without what a platform adds around it, so one table serves them all: vendor prefixes
+ * ("openai/gpt-4o"), Bedrock's ids (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`, `anthropic.claude-…`, and
+ * ARNs ending `…/inference-profile/<id>`) and Vertex's (`claude-sonnet-4-5@20250929`) become the Anthropic API's
+ * `claude-sonnet-4-5-20250929`. Lower-cased; a tag after a colon ("qwen3:8b") stays.
+ */
+export function canonicalModelName(model: string): string {
+  const bare = model.toLowerCase().replace(/^.*[/]/, "");
+  // Bedrock's inference profiles put a geography before the vendor: us., eu., apac., global., us-gov., …
+  const claude = /^(?:[a-z]{2,6}(?:-[a-z]+)?\.)?anthropic\.(claude.*)$/.exec(bare)?.[1] ?? (bare.startsWith("claude") ? bare : undefined);
+  if (!claude) return bare;
+  return claude.replace("@", "-").replace(/-v\d+(?::\d+)?$/, "");
+}
+
 export function lookupModel(model: string, overrides: ModelOverrides = {}): ModelInfo & { source: ModelInfoSource; matched?: string } {
-  // Providers prefix names ("openai/gpt-4o", "anthropic.claude-…"); a tag follows a colon ("qwen3:8b").
-  const bare = model.toLowerCase().replace(/^.*[/]/, "").replace(/^(anthropic|us|eu)\./, "");
+  const bare = canonicalModelName(model);
   let best: readonly [string, ModelInfo] | undefined;
   for (const entry of KNOWN_MODELS) {
     if (bare.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;

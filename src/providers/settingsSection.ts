@@ -9,15 +9,22 @@ export const modelsSettingsSection = {
   schema: z.record(z.string().min(1), z.looseObject({ contextWindow: positiveInt.optional(), maxOutputTokens: positiveInt.optional() })),
 };
 
-/** `provider` in settings.json: `{"name": "openai", "model": "qwen3:8b", "smallModel": "qwen3:1.7b", "baseURL": "http://127.0.0.1:11434/v1"}`. Keys stay in the environment. */
+/**
+ * `provider` in settings.json: `{"name": "openai", "model": "qwen3:8b", "smallModel": "qwen3:1.7b", "baseURL": "http://127.0.0.1:11434/v1"}`,
+ * or `{"name": "vertex", "region": "us-east5", "projectId": "my-project"}`. Keys and credentials stay in the environment.
+ */
 export const providerSettingsSection = {
   key: "provider",
   schema: z.looseObject({
-    name: z.enum(["anthropic", "openai"]).optional(),
+    name: z.enum(["anthropic", "openai", "bedrock", "vertex"]).optional(),
     model: z.string().trim().min(1).optional(),
     /** The model for side questions (WebFetch's answer step, summaries); see DEFAULT_SMALL_MODELS. */
     smallModel: z.string().trim().min(1).optional(),
     baseURL: z.url().optional(),
+    /** Bedrock: the AWS region (after AWS_REGION); Vertex AI: the location (after CLOUD_ML_REGION). */
+    region: z.string().trim().min(1).optional(),
+    /** Vertex AI: the Google Cloud project (after ANTHROPIC_VERTEX_PROJECT_ID). */
+    projectId: z.string().trim().min(1).optional(),
   }),
 };
 

@@ -30,43 +30,9 @@ function files(...names: string[]): (r: Recording) => boolean {
  * Root cause → the recordings it breaks. Delete an entry (or a file from it) once the provider reads those
  * recordings right: their tests then run as ordinary ones.
  */
-const KNOWN_MISREADINGS: ReadonlyArray<{ cause: string; applies: (r: Recording) => boolean }> = [
-  {
-    // Anthropic: the SDK finds no SSE event in the JSON, the attempt ends without message_stop and is retried as a
-    // dropped connection until the retries run out (error, complete:false). OpenAI: the SDK finds no chunk and the
-    // provider ends with an empty message, stop end_turn, complete:true: the answer is lost silently.
-    cause: "a 200 JSON body (non-streamed answer) to a streaming request is not read",
-    applies: (r) => r.response.bodyFormat === "json" && r.response.status < 400,
-  },
-  {
-    // delta.content is an array of parts ({type:"thinking", thinking:[{type:"text",...}]}, {type:"text",...});
-    // the provider appends the array itself to the text: "[object Object]".
-    cause: "chat content sent as a list of parts (Mistral magistral) is read as a string",
-    applies: files("mistral/mistral-reasoning.chunks.json", "mistral/test_mistral_model_thinking_part_iter.0.json"),
-  },
-  {
-    // stop_reason pause_turn (a server tool such as web_search paused the turn) maps to end_turn, so the caller
-    // would take an unfinished turn as finished instead of sending it back to continue.
-    cause: "Anthropic stop_reason pause_turn is read as end_turn",
-    applies: files("anthropic/test_pause_turn_web_search_streaming_vcr.0.json"),
-  },
-  {
-    // Groq streams its usage in the last chunk's x_groq.usage, not usage: the provider falls back to an estimate.
-    cause: "Groq x_groq.usage is not read (usage is estimated)",
-    applies: files("groq/test_groq_model_web_search_tool_stream.0.json"),
-  },
-  {
-    // The reasoning text comes only in delta.reasoning_details[].text (no reasoning / reasoning_content field).
-    cause: "reasoning text sent only in reasoning_details is dropped",
-    applies: files("snowflake/test_snowflake_thinking_streaming.0.json"),
-  },
-  {
-    // OpenRouter's 429 says "Provider returned error"; what happened upstream is in error.metadata.raw, which
-    // the error message leaves out.
-    cause: "OpenRouter error.metadata.raw is left out of the error message",
-    applies: files("openrouter/test_openrouter_errors_raised.0.json", "openrouter/test_openrouter_errors_raised.1.json", "openrouter/test_openrouter_errors_raised.2.json"),
-  },
-];
+// All six found when the corpus came in were fixed in the providers (issue 29); recordedRootCauses.test.ts shows
+// each on its recordings. A new misreading goes here with the recordings it breaks.
+const KNOWN_MISREADINGS: ReadonlyArray<{ cause: string; applies: (r: Recording) => boolean }> = [];
 
 function misreadingsOf(recording: Recording): string[] {
   return KNOWN_MISREADINGS.filter((m) => m.applies(recording)).map((m) => m.cause);
@@ -265,21 +231,32 @@ async function check(recording: Recording, index: number) {
   }
 
   const expected = recording.api === "anthropic-messages" ? expectAnthropic(recording) : expectChat(recording);
-  expect(whole.errors).toEqual([]);
-  expect(whole.stop.complete).toBe(true);
-  expect(textOf(whole)).toBe(expected.text);
-  expect(thinkingOf(whole)).toBe(expected.thinking);
+  if (!expected.notEndTurn) {
+    expect(whole.errors).toEqual([]);
+    expect(whole.stop.complete).toBe(true);
+  }
+  // The text of a paused turn arrives again with each continuation of this replay: it starts with the recording's.
+  if (expected.notEndTurn) expect(textOf(whole).startsWith(expected.text)).toBe(true);
+  else expect(textOf(whole)).toBe(expected.text);
+  if (expected.notEndTurn) expect(thinkingOf(whole).startsWith(expected.thinking)).toBe(true);
+  else expect(thinkingOf(whole)).toBe(expected.thinking);
   const calls = toolCallsOf(whole);
   expect(calls.map(({ name, input }) => ({ name, input }))).toEqual(expected.toolCalls.map(({ name, input }) => ({ name, input })));
   expected.toolCalls.forEach((call, i) => {
     if (call.id) expect(calls[i]?.id).toBe(call.id);
     else expect(calls[i]?.id).toMatch(/\S/);
   });
-  if (expected.notEndTurn) expect(whole.stop.reason).not.toBe("end_turn");
-  else if (expected.stop) expect(whole.stop.reason).toBe(expected.stop);
+  if (expected.notEndTurn) {
+    // A paused turn is continued: replayed alone, every continuation is answered by the same pause again, so the
+    // provider asks again up to its bound and then says the turn never finished (recordedRootCauses.test.ts
+    // shows a paused turn followed by its end).
+    expect(whole.requests).toBeGreaterThan(1);
+  } else if (expected.stop) expect(whole.stop.reason).toBe(expected.stop);
   if (expected.outputTokens !== undefined) {
     expect(whole.usage?.source).toBe("api");
-    expect(whole.usage?.output).toBe(expected.outputTokens);
+    // A paused turn replayed alone adds the same output once per continuation.
+    if (expected.notEndTurn) expect(whole.usage!.output % expected.outputTokens).toBe(0);
+    else expect(whole.usage?.output).toBe(expected.outputTokens);
   }
 }
 

@@ -31,6 +31,7 @@ import { Picker } from "./Picker.js";
 import { commandMenu, runSlashCommand, type CommandHost } from "./slashCommands.js";
 import type { RenderOptions } from "./toolRenderer.js";
 import { Markdown } from "./components/Markdown.js";
+import { wrapLine } from "./components/format.js";
 
 /** Redraws of the live region per second, at most. */
 export const MAX_FPS = 20;
@@ -80,7 +81,9 @@ function StaticItem({ item, options }: { item: Item; options: RenderOptions }) {
     case "user":
       return (
         <Box marginTop={1}>
-          <Text dimColor>{"> "}</Text>
+          <Box flexShrink={0}>
+            <Text dimColor>{"> "}</Text>
+          </Box>
           <Text>{item.text}</Text>
         </Box>
       );
@@ -106,25 +109,39 @@ function StaticItem({ item, options }: { item: Item; options: RenderOptions }) {
   }
 }
 
-/** The last `rows` rows of `text` at `columns` wide (a long answer streams without pushing the prompt off screen). */
+/**
+ * The last `rows` rows of `text` wrapped at `columns` (a long answer streams without pushing the prompt off
+ * screen). Lines break at spaces where there are any, as Ink would; only a word longer than a row is split.
+ */
 export function clipToRows(text: string, rows: number, columns: number): string {
   const out: string[] = [];
   const lines = text.split("\n");
   for (let i = lines.length - 1; i >= 0 && out.length < rows; i--) {
-    const line = lines[i]!;
-    const wrapped = Math.max(1, Math.ceil(line.length / Math.max(1, columns)));
-    for (let w = wrapped - 1; w >= 0 && out.length < rows; w--) out.unshift(line.slice(w * columns, (w + 1) * columns));
+    const wrapped = wrapLine(lines[i]!, columns);
+    out.unshift(...wrapped.slice(Math.max(0, wrapped.length - (rows - out.length))));
   }
   return out.join("\n");
+}
+
+/** Ink lays the screen out again when the terminal is resized, but widths computed in render need a new render. */
+function useTerminalSize(): { columns: number; rows: number } {
+  const { stdout } = useStdout();
+  const [size, setSize] = useState({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+  useEffect(() => {
+    const onResize = () => setSize({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+    stdout.on("resize", onResize);
+    return () => {
+      stdout.off("resize", onResize);
+    };
+  }, [stdout]);
+  return size;
 }
 
 export function App(props: AppProps) {
   const { session, messages, transcript } = props;
   const context = session.context;
   const { exit } = useApp();
-  const { stdout } = useStdout();
-  const columns = stdout.columns || 80;
-  const rows = stdout.rows || 24;
+  const { columns, rows } = useTerminalSize();
   const view = useMemo(() => new ConversationView(isCallTruncated), []);
   const provider = useRef(props.provider);
   const compaction = useRef<CompactionState>({ failures: 0 });
@@ -201,6 +218,8 @@ export function App(props: AppProps) {
         // A person is here: what the classifier would deny is asked instead.
         classifierNote = `auto mode would deny this: ${verdict.reason}`;
       }
+      // the dialog draws the call with its tool's renderer (a call from an @mention never streamed, so it may not be loaded yet)
+      await ensureRenderer(tool.name);
       const request: PermissionRequest = { tool, input, toolUseID, decision, ...(classifierNote ? { classifierNote } : {}) };
       const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home });
       const signal = callContext.abortController.signal;
@@ -458,7 +477,14 @@ export function App(props: AppProps) {
 
   return (
     <>
-      <Static items={[...view.items]}>{(item) => <StaticItem key={item.id} item={item} options={options} />}</Static>
+      <Static items={[...view.items]}>
+        {(item) => (
+          // Static lays its items out of the flow, where nothing bounds their width: without this, text wraps wider than the terminal
+          <Box key={item.id} width={columns} flexDirection="column">
+            <StaticItem item={item} options={options} />
+          </Box>
+        )}
+      </Static>
       <Box flexDirection="column">
         {view.liveText ? <Text>{clipToRows(view.liveText, liveRows, columns)}</Text> : null}
         {view.liveCalls
@@ -469,7 +495,17 @@ export function App(props: AppProps) {
           ))}
         {running && !ask && !running.interrupted ? <Spinner startedAt={running.startedAt} now={now} tokens={view.turnOutputTokens} label={running.label} /> : null}
         {running?.interrupted ? <Text dimColor>interrupting: stopping the running tools…</Text> : null}
-        {ask ? <PermissionDialog key={ask.request.toolUseID} request={ask.request} choices={ask.choices} mode={mode} onAnswer={(choice, feedback) => answer(ask, choice, feedback)} /> : null}
+        {ask ? (
+          <PermissionDialog
+            key={ask.request.toolUseID}
+            request={ask.request}
+            choices={ask.choices}
+            mode={mode}
+            options={options}
+            rows={rows}
+            onAnswer={(choice, feedback) => answer(ask, choice, feedback)}
+          />
+        ) : null}
         {overlay?.kind === "rewind" ? (
           <Picker title="Rewind: the conversation goes back to before this prompt, and files to how they were then" entries={rewindEntries} onPick={rewindTo} onCancel={() => setOverlay(undefined)} />
         ) : null}

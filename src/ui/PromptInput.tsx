@@ -145,7 +145,9 @@ export function PromptInput({ onSubmit, history, listFiles, isActive = true, onC
   return (
     <Box flexDirection="column">
       <Box borderStyle="round" borderDimColor paddingX={1}>
-        <Text>{"> "}</Text>
+        <Box flexShrink={0}>
+          <Text>{"> "}</Text>
+        </Box>
         <Box flexGrow={1} flexShrink={1}>
           {state.text === "" && placeholder ? (
             <Text>

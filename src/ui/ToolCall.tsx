@@ -134,9 +134,11 @@ export function ToolCall({ call, options }: { call: ToolCallView; options: Rende
   return (
     <Box flexDirection="column">
       <Box>
-        <Text color={color}>{mark} </Text>
-        <Text bold>{name}</Text>
-        <Text> </Text>
+        {/* the mark and the name keep their width; the summary beside them wraps */}
+        <Box flexShrink={0}>
+          <Text color={color}>{mark} </Text>
+          <Text bold>{name} </Text>
+        </Box>
         <Box flexShrink={1}>{safely(() => renderer.renderToolUseMessage(call.input, options), () => <Text>{JSON.stringify(call.input).slice(0, 120)}</Text>)}</Box>
         {call.sandboxed && <Text dimColor> · sandboxed: no rule allowed it, so it runs read-only</Text>}
       </Box>

@@ -1,6 +1,6 @@
 import { Text } from "ink";
 import type { RenderOptions, ToolRenderer } from "./toolRenderer.js";
-import { ResultText, ToolRejected, compactJson, contentText, isTextTruncated, renderError } from "./components/index.js";
+import { ArgumentList, ResultText, ToolRejected, compactJson, contentText, isTextTruncated, renderError } from "./components/index.js";
 
 /** Lines of a result shown until Ctrl+O. */
 const RESULT_LINES = 6;
@@ -16,10 +16,13 @@ export function summarizeArguments(input: unknown, options: Pick<RenderOptions, 
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** Any tool without a renderer of its own: its arguments on one line, the result's first lines. */
+/** Any tool without a renderer of its own: its arguments on one line (one per row when asked about), the result's first lines. */
 export const genericRenderer: ToolRenderer = {
   renderToolUseMessage(input, options) {
     return <Text>{summarizeArguments(input, options)}</Text>;
+  },
+  renderPermissionPreview(input, options) {
+    return <ArgumentList input={input} maxLines={options.maxLines} expanded={options.expanded} />;
   },
   renderToolResultMessage(result, _input, options) {
     return <ResultText text={contentText(result.content)} options={options} maxLines={RESULT_LINES} />;

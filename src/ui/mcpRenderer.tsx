@@ -1,7 +1,7 @@
 import { Text } from "ink";
 import type { AnyToolRenderer, ToolRenderer } from "./toolRenderer.js";
 import { summarizeArguments } from "./genericRenderer.js";
-import { ResultText, ToolRejected, contentText, isTextTruncated, renderError } from "./components/index.js";
+import { ArgumentList, ResultText, ToolRejected, contentText, isTextTruncated, renderError } from "./components/index.js";
 
 const RESULT_LINES = 8;
 
@@ -19,6 +19,9 @@ export function mcpRenderer(toolName: string): AnyToolRenderer {
     userFacingName: () => label,
     renderToolUseMessage(input, options) {
       return <Text>{summarizeArguments(input, options)}</Text>;
+    },
+    renderPermissionPreview(input, options) {
+      return <ArgumentList input={input} maxLines={options.maxLines} expanded={options.expanded} />;
     },
     renderToolResultMessage(result, _input, options) {
       return <ResultText text={contentText(result.content)} options={options} maxLines={RESULT_LINES} empty="(no content)" />;

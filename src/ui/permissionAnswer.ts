@@ -6,6 +6,7 @@ import path from "node:path";
 import type { AnyObject, AnyTool, ToolUseContext } from "../core/Tool.js";
 import type { PermissionAskDecision, PermissionDecision, PermissionMode, PermissionUpdate, PermissionUpdateDestination } from "../core/permissionTypes.js";
 import { applyPermissionUpdate, ruleToString, settingsFileForDestination } from "../permissions/index.js";
+import { modeInWords, scopeInWords, updatesInWords } from "./permissionWording.js";
 
 export interface PermissionRequest {
   tool: AnyTool;
@@ -16,18 +17,22 @@ export interface PermissionRequest {
   classifierNote?: string;
 }
 
+/** `label` says all a choice does; `short`, where it has one, the scope and the rule only (for a short screen). */
 export type PermissionChoice =
   | { kind: "once"; label: string }
-  | { kind: "always"; label: string; destination: PermissionUpdateDestination; updates: PermissionUpdate[]; file?: string }
-  | { kind: "mode"; label: string; mode: PermissionMode }
+  | { kind: "always"; label: string; short: string; destination: PermissionUpdateDestination; updates: PermissionUpdate[]; file?: string }
+  | { kind: "mode"; label: string; short: string; mode: PermissionMode }
   | { kind: "deny"; label: string };
 
-/** The scopes offered, narrowest first: the session, this project (not committed), the user. */
-const OFFERED: ReadonlyArray<[PermissionUpdateDestination, string]> = [
-  ["session", "this session"],
-  ["localSettings", "this project"],
-  ["userSettings", "all your projects"],
-];
+/** The scopes offered, narrowest first: the session, this project (not committed), the user (every project). */
+const OFFERED: readonly PermissionUpdateDestination[] = ["session", "localSettings", "userSettings"];
+/** The scope first in a short label, so a label cut at the screen's edge still says where the rule goes. */
+const SHORT_SCOPES: Record<PermissionUpdateDestination, string> = {
+  session: "this session",
+  localSettings: "this project, for you",
+  projectSettings: "this project, for everyone",
+  userSettings: "any project (user settings)",
+};
 
 function describeUpdates(updates: readonly PermissionUpdate[]): string {
   return updates
@@ -43,22 +48,37 @@ function shortPath(file: string, cwd: string): string {
   return home && file.startsWith(home + path.sep) ? `~${file.slice(home.length)}` : file;
 }
 
+/** Where a settings file is, after the scope: `(.toolgate/settings.local.json)`, `(your user settings, ~/…)`. */
+function fileNote(destination: PermissionUpdateDestination, file: string | undefined, cwd: string): string {
+  if (!file) return "";
+  return destination === "userSettings" ? ` (your user settings, ${shortPath(file, cwd)})` : ` (${shortPath(file, cwd)})`;
+}
+
+/**
+ * The choices for an ask: yes once; for each offered scope with a suggestion, yes and remember exactly that
+ * suggestion there, its label naming the rule, what it covers, the scope and the file; a suggested mode; no.
+ */
 export function permissionChoices(decision: PermissionAskDecision, where: { cwd: string; home: string }): PermissionChoice[] {
   const suggestions = decision.suggestions ?? [];
-  const choices: PermissionChoice[] = [{ kind: "once", label: "Yes" }];
-  for (const [destination, scope] of OFFERED) {
+  const choices: PermissionChoice[] = [{ kind: "once", label: "Yes, just this once" }];
+  for (const destination of OFFERED) {
     const updates = suggestions.filter((s) => s.destination === destination && s.type !== "setMode");
     if (updates.length === 0) continue;
     const file = destination === "session" ? undefined : settingsFileForDestination(destination, where.cwd, where.home);
+    const rules = updates.some((u) => u.type === "addRules");
+    const phrase = (what: string) => `Yes, and ${rules ? `don't ask again for ${what}` : what} ${scopeInWords(destination)}`;
     choices.push({
       kind: "always",
       destination,
       updates,
       ...(file ? { file } : {}),
-      label: `Yes, and don't ask again for ${describeUpdates(updates)} in ${scope}${file ? ` (saved to ${shortPath(file, where.cwd)})` : ""}`,
+      label: `${phrase(updatesInWords(updates, destination))}${fileNote(destination, file, where.cwd)}`,
+      short: `Yes, ${SHORT_SCOPES[destination]}: ${rules ? `don't ask again for ${updatesInWords(updates, destination, { brief: true })}` : updatesInWords(updates, destination)}`,
     });
   }
-  for (const s of suggestions) if (s.type === "setMode") choices.push({ kind: "mode", mode: s.mode, label: `Yes, and switch to ${s.mode} mode for this session` });
+  for (const s of suggestions) {
+    if (s.type === "setMode") choices.push({ kind: "mode", mode: s.mode, label: `Yes, and ${modeInWords(s.mode)}`, short: `Yes, and switch this session to ${s.mode} mode` });
+  }
   choices.push({ kind: "deny", label: "No, and tell the model what to do instead" });
   return choices;
 }

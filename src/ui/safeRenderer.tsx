@@ -50,6 +50,11 @@ export function safeRenderer(renderer: AnyToolRenderer, toolName: string): AnyTo
         () => renderer.renderToolUseMessage(asInput(input), options),
         () => generic.renderToolUseMessage(asInput(input), options),
       ),
+    renderPermissionPreview: (input, options) =>
+      guarded(
+        () => (renderer.renderPermissionPreview ?? renderer.renderToolUseMessage)(asInput(input), options),
+        () => generic.renderPermissionPreview!(asInput(input), options),
+      ),
     renderToolUseProgressMessage: renderer.renderToolUseProgressMessage
       ? (progress, input, options) =>
           guarded(

@@ -16,6 +16,11 @@ export interface RenderOptions {
   cwd: string;
 }
 
+export interface PreviewOptions extends RenderOptions {
+  /** Rows the preview may take while collapsed. */
+  maxLines: number;
+}
+
 /** A finished call as the UI knows it (from the executor's result update). */
 export interface RenderedResult<Output = unknown> {
   /** The tool's structured output on success (`ToolResultUpdate.output`). */
@@ -43,6 +48,12 @@ export interface ToolRenderer<Input = Record<string, unknown>, Output = unknown>
    * be missing or cut short): draw what is there, never throw.
    */
   renderToolUseMessage(input: Partial<Input>, options: RenderOptions): ReactNode;
+  /**
+   * What the permission dialog shows of the call it asks about, as a person reads it: a command, a path and the
+   * change, a URL, arguments as `key: value`. Without it the dialog shows `renderToolUseMessage`. At most about
+   * `maxLines` rows unless `expanded`, so the dialog and its choices fit on the screen.
+   */
+  renderPermissionPreview?(input: Partial<Input>, options: PreviewOptions): ReactNode;
   /** While it runs: the progress events the tool emitted so far (oldest first). */
   renderToolUseProgressMessage?(progress: readonly unknown[], input: Partial<Input>, options: RenderOptions): ReactNode;
   renderToolResultMessage?(result: RenderedResult<Output>, input: Input, options: RenderOptions): ReactNode;

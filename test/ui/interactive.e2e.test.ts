@@ -89,7 +89,7 @@ describe.skipIf(!hasTmux)("interactive UI in a real terminal", () => {
     expect(dialog).toContain("git push origin main");
     // The dialog wraps inside its border: read it without the border and line breaks.
     const flat = dialog.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
-    expect(flat).toContain("3. Yes, and don't ask again for Bash(git push:*) in this project (saved to .toolgate/settings.local.json)");
+    expect(flat).toContain("3. Yes, and don't ask again for `Bash(git push:*)` (only commands that start with `git push`) in this project, for you only (.toolgate/settings.local.json)");
     await t.key("3");
     await t.waitFor("First push done.", { all: true });
     const local = JSON.parse(fs.readFileSync(path.join(dir, ".toolgate/settings.local.json"), "utf8"));

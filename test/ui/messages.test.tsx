@@ -2,6 +2,7 @@
  * The message list: the view built from the agent loop's events (partial tool input while it streams,
  * progress, results, grouping, collapsing), drawn through the tool renderers; and the status line.
  */
+import { Box } from "ink";
 import { render, cleanup } from "ink-testing-library";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/query.js";
@@ -127,6 +128,31 @@ describe("message list", () => {
   it("clipToRows keeps the last rows of streaming text, counting wrapped lines", () => {
     expect(clipToRows("a\nb\nc\nd", 2, 80)).toBe("c\nd");
     expect(clipToRows("x".repeat(25), 2, 10)).toBe("xxxxxxxxxx\nxxxxx");
+  });
+
+  it("clipToRows breaks streaming text at spaces, so no word is cut in two where it need not be", () => {
+    expect(clipToRows("the quick brown fox jumps over", 5, 10)).toBe("the quick\nbrown fox\njumps over");
+    // only the last rows, still whole words
+    expect(clipToRows("the quick brown fox jumps over", 2, 10)).toBe("brown fox\njumps over");
+  });
+
+  it("a call's header keeps its mark and name whole beside a long summary, and its result fits the width", async () => {
+    await ensureRenderer("Bash");
+    const long = `printf ${"word ".repeat(30)}`;
+    const view = new ConversationView(isCallTruncated);
+    view.apply(stream({ type: "tool_call_start", id: "t1", name: "Bash", index: 0 }));
+    view.apply(delta("t1", JSON.stringify({ command: long })));
+    const frame =
+      render(
+        <Box width={60} flexDirection="column">
+          <ToolCall call={view.liveCalls[0]!} options={{ ...options, columns: 60, verbose: true }} />
+        </Box>,
+      ).lastFrame() ?? "";
+    const rows = frame.split("\n");
+    expect(rows[0]).toMatch(/^○ Bash printf word/);
+    // the summary wraps under itself, past the name
+    expect(rows[1]).toMatch(/^ {7}word/);
+    expect(rows.every((row) => Array.from(row).length <= 60)).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The real CLI in a real terminal: tmux on a private socket, 80×24, keys sent one at a time, the screen read
+ * The real CLI in a real terminal: tmux on a private socket, 80×24 unless asked, keys sent one at a time, the screen read
  * with capture-pane and polled until the expected text shows (no timing thresholds).
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -56,6 +56,19 @@ export class Terminal {
   /** The scrollback and the screen. */
   all(): string {
     return this.tmux(["capture-pane", "-p", "-S", "-5000", "-t", "t"]);
+  }
+
+  /**
+   * The scrollback and the screen with the lines the terminal wrapped joined again (`-J`): where the UI laid a
+   * line out within the width itself, this is the same as `all()`.
+   */
+  allJoined(): string {
+    return this.tmux(["capture-pane", "-p", "-J", "-S", "-5000", "-t", "t"]);
+  }
+
+  /** Resizes the terminal, as dragging its window does (the CLI gets SIGWINCH). */
+  resize(columns: number, rows: number): void {
+    this.tmux(["resize-window", "-t", "t", "-x", String(columns), "-y", String(rows)]);
   }
 
   /** One key (a tmux key name like Enter, Escape, C-o, BTab, or one character). */

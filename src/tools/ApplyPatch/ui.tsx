@@ -80,6 +80,9 @@ export const renderer: ToolRenderer<ApplyPatchInput> = {
   renderToolUseMessage(input, options) {
     return <Text>{summaryLine(input, options)}</Text>;
   },
+  renderPermissionPreview(input, options) {
+    return <FileList files={summarizePatch(str(input.input) ?? "")} cwd={options.cwd} />;
+  },
   renderToolResultMessage(result, input, options) {
     const files = summarizePatch(str(input?.input) ?? "");
     if (files.length === 0) return <ResultText text={contentText(result.content)} options={options} maxLines={RESULT_LINES} />;

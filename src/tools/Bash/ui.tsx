@@ -21,6 +21,8 @@ import type { BashInput, BashOutput, BashProgress } from "./tool.js";
 
 /** Lines of live output shown while the command runs. */
 const LIVE_TAIL_LINES = 5;
+/** Lines of a command the permission dialog shows at least before it cuts a long script. */
+const COMMAND_PREVIEW_LINES = 20;
 /** Lines of a finished command's output until Ctrl+O. */
 const OUTPUT_LINES = 10;
 
@@ -96,6 +98,21 @@ export const renderer: ToolRenderer<BashInput, BashOutput> = {
         {background ? <Text dimColor> · background</Text> : null}
         {unsandboxed ? <Text color={tint("yellow")}> · outside the sandbox</Text> : null}
       </Text>
+    );
+  },
+  renderPermissionPreview(input, options) {
+    // the command is what is approved: it is shown whole, only a very long script is cut, and says so
+    const lines = (str(input.command) ?? "").split("\n");
+    const limit = options.expanded ? lines.length : Math.max(options.maxLines, COMMAND_PREVIEW_LINES);
+    const description = str(input.description);
+    return (
+      <Box flexDirection="column">
+        <Text>{lines.slice(0, limit).join("\n")}</Text>
+        {lines.length > limit ? <Text dimColor>{`… +${lines.length - limit} more lines of this command (ctrl+o to show all)`}</Text> : null}
+        {description ? <Text dimColor>{description}</Text> : null}
+        {input.run_in_background === true ? <Text dimColor>runs in the background</Text> : null}
+        {input.dangerouslyDisableSandbox === true ? <Text color={tint("yellow")}>runs outside the sandbox</Text> : null}
+      </Box>
     );
   },
   renderToolUseProgressMessage(progress) {

@@ -1,6 +1,6 @@
 import { Text } from "ink";
 import type { ToolRenderer } from "../../ui/toolRenderer.js";
-import { FileChangeResult, RejectedChange, displayPath, isFileChangeTruncated, proposedHunks, renderError, str } from "../../ui/components/index.js";
+import { FileChangeResult, ProposedChange, RejectedChange, displayPath, isFileChangeTruncated, proposedHunks, renderError, str } from "../../ui/components/index.js";
 import type { EditInput, EditOutput } from "./index.js";
 
 function target(input: Partial<EditInput>, cwd: string): string {
@@ -8,15 +8,23 @@ function target(input: Partial<EditInput>, cwd: string): string {
   return filePath === undefined ? "" : displayPath(filePath, cwd);
 }
 
+function Summary({ input, cwd }: { input: Partial<EditInput>; cwd: string }) {
+  return (
+    <Text>
+      {target(input, cwd)}
+      {input.replace_all === true ? <Text dimColor> · every occurrence</Text> : null}
+    </Text>
+  );
+}
+
 export const renderer: ToolRenderer<EditInput, EditOutput> = {
   userFacingName: (input) => (input.old_string === "" ? "Create" : "Update"),
   renderToolUseMessage(input, options) {
-    return (
-      <Text>
-        {target(input, options.cwd)}
-        {input.replace_all === true ? <Text dimColor> · every occurrence</Text> : null}
-      </Text>
-    );
+    return <Summary input={input} cwd={options.cwd} />;
+  },
+  renderPermissionPreview(input, options) {
+    const hunks = proposedHunks(str(input.old_string) ?? "", str(input.new_string) ?? "");
+    return <ProposedChange title={<Summary input={input} cwd={options.cwd} />} hunks={hunks} options={options} />;
   },
   renderToolResultMessage(result, input, options) {
     const output = result.output;

@@ -1,6 +1,6 @@
 import { Text } from "ink";
 import type { ToolRenderer } from "../../ui/toolRenderer.js";
-import { FileChangeResult, RejectedChange, displayPath, isFileChangeTruncated, plural, proposedHunks, renderError, str } from "../../ui/components/index.js";
+import { FileChangeResult, ProposedChange, RejectedChange, displayPath, isFileChangeTruncated, plural, proposedHunks, renderError, str } from "../../ui/components/index.js";
 import type { MultiEditInput, MultiEditOutput } from "./index.js";
 
 function target(input: Partial<MultiEditInput>, cwd: string): string {
@@ -24,6 +24,10 @@ export const renderer: ToolRenderer<MultiEditInput, MultiEditOutput> = {
         {edits.length > 0 ? <Text dimColor>{` · ${plural(edits.length, "edit")}`}</Text> : null}
       </Text>
     );
+  },
+  renderPermissionPreview(input, options) {
+    const hunks = editsOf(input).flatMap((e) => proposedHunks(e.old_string, e.new_string));
+    return <ProposedChange title={renderer.renderToolUseMessage(input, options)} hunks={hunks} options={options} />;
   },
   renderToolResultMessage(result, _input, options) {
     return <FileChangeResult hunks={result.output?.structuredPatch} options={options} />;

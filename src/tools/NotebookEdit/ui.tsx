@@ -1,6 +1,6 @@
 import { Text } from "ink";
 import type { ToolRenderer } from "../../ui/toolRenderer.js";
-import { CollapsedText, FileChangeResult, ToolRejected, displayPath, isFileChangeTruncated, renderError, str } from "../../ui/components/index.js";
+import { CollapsedText, FileChangeResult, ProposedChange, ToolRejected, addedHunks, displayPath, isFileChangeTruncated, renderError, str } from "../../ui/components/index.js";
 import type { NotebookEditInput, NotebookEditOutput } from "./index.js";
 
 const VERB = { replace: "Replaced", insert: "Inserted", delete: "Deleted" } as const;
@@ -16,6 +16,10 @@ export const renderer: ToolRenderer<NotebookEditInput, NotebookEditOutput> = {
   userFacingName: () => "Edit Notebook",
   renderToolUseMessage(input, options) {
     return <Text>{summary(input, options.cwd)}</Text>;
+  },
+  renderPermissionPreview(input, options) {
+    const title = <Text>{`${str(input.edit_mode) ?? "replace"} ${str(input.cell_type) ?? ""} cell in ${summary(input, options.cwd)}`.replace(/ {2,}/g, " ")}</Text>;
+    return <ProposedChange title={title} hunks={input.edit_mode === "delete" ? [] : addedHunks(str(input.new_source) ?? "")} options={options} />;
   },
   renderToolResultMessage(result, _input, options) {
     const output = result.output;

@@ -4,9 +4,11 @@ import type { RenderOptions, ToolRenderer } from "../../ui/toolRenderer.js";
 import {
   CollapsedText,
   FileChangeResult,
+  ProposedChange,
   RejectedChange,
   ResultText,
   ToolRejected,
+  addedHunks,
   contentText,
   displayPath,
   isFileChangeTruncated,
@@ -50,6 +52,13 @@ export const renderer: ToolRenderer<TextEditorInput> = {
   userFacingName: (input) => (input?.command === "view" ? "Read" : input?.command === "create" ? "Create" : input?.command === "undo_edit" ? "Undo" : "Update"),
   renderToolUseMessage(input, options) {
     return <Text>{summary(input, options)}</Text>;
+  },
+  renderPermissionPreview(input, options) {
+    const hunks =
+      input.command === "str_replace"
+        ? proposedHunks(str(input.old_str) ?? "", str(input.new_str) ?? "")
+        : addedHunks((input.command === "create" ? str(input.file_text) : input.command === "insert" ? str(input.new_str) : undefined) ?? "");
+    return <ProposedChange title={<Text>{summary(input, options)}</Text>} hunks={hunks} options={options} lineNumbers={input.command === "create"} />;
   },
   renderToolResultMessage(result, input, options) {
     const patch = patchOf(result.output);

@@ -1,4 +1,5 @@
 import { Box, Text } from "ink";
+import type { ReactNode } from "react";
 import type { ToolRenderer } from "../../ui/toolRenderer.js";
 import { ResultGutter, ToolRejected, plural, renderError, str, tint } from "../../ui/components/index.js";
 
@@ -20,6 +21,16 @@ function todosOf(input: Partial<TodoWriteInput>): TodoView[] {
   return input.todos.flatMap((t) => (t && typeof t === "object" ? [{ content: str(t.content) ?? "", status: str(t.status), activeForm: str(t.activeForm) }] : []));
 }
 
+/** One item: its mark, then its text wrapping under itself. */
+function Item({ mark, children }: { mark: ReactNode; children: ReactNode }) {
+  return (
+    <Box flexDirection="row">
+      <Box flexShrink={0}>{mark}</Box>
+      {children}
+    </Box>
+  );
+}
+
 /** ☐ pending, ◐ in progress (bold, in its "doing" form), ☑ done (struck through). */
 export function Checklist({ todos }: { todos: readonly TodoView[] }) {
   if (todos.length === 0) return <Text dimColor>(no todos)</Text>;
@@ -28,20 +39,27 @@ export function Checklist({ todos }: { todos: readonly TodoView[] }) {
       {todos.map((todo, i) => {
         if (todo.status === "completed") {
           return (
-            <Text key={i} dimColor>
-              {"☑ "}
-              <Text strikethrough>{todo.content}</Text>
-            </Text>
+            <Item key={i} mark={<Text dimColor>{"☑ "}</Text>}>
+              <Text dimColor strikethrough>
+                {todo.content}
+              </Text>
+            </Item>
           );
         }
         if (todo.status === "in_progress") {
           return (
-            <Text key={i} bold color={tint("cyan")}>
-              {`◐ ${todo.activeForm || todo.content}`}
-            </Text>
+            <Item key={i} mark={<Text bold color={tint("cyan")}>{"◐ "}</Text>}>
+              <Text bold color={tint("cyan")}>
+                {todo.activeForm || todo.content}
+              </Text>
+            </Item>
           );
         }
-        return <Text key={i}>{`☐ ${todo.content}`}</Text>;
+        return (
+          <Item key={i} mark={<Text>{"☐ "}</Text>}>
+            <Text>{todo.content}</Text>
+          </Item>
+        );
       })}
     </Box>
   );

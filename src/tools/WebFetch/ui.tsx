@@ -1,4 +1,4 @@
-import { Text } from "ink";
+import { Box, Text } from "ink";
 import type { ToolRenderer } from "../../ui/toolRenderer.js";
 import { CollapsedText, ResultGutter, ToolRejected, contentText, formatBytes, formatDuration, isTextTruncated, num, oneLine, renderError, str } from "../../ui/components/index.js";
 
@@ -45,6 +45,15 @@ export const renderer: ToolRenderer<WebFetchInput, WebFetchOutputView> = {
         {oneLine(url, Math.max(20, options.columns - 12))}
         {options.verbose && prompt ? <Text dimColor>{` · ${oneLine(prompt, 200)}`}</Text> : null}
       </Text>
+    );
+  },
+  renderPermissionPreview(input) {
+    const prompt = str(input.prompt);
+    return (
+      <Box flexDirection="column">
+        <Text>{str(input.url) ?? ""}</Text>
+        {prompt ? <Text dimColor>{`then asks of the page: ${oneLine(prompt, 300)}`}</Text> : null}
+      </Box>
     );
   },
   renderToolResultMessage(result, input, options) {

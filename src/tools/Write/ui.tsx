@@ -3,8 +3,10 @@ import type { ToolRenderer } from "../../ui/toolRenderer.js";
 import {
   CollapsedText,
   FileChangeResult,
+  ProposedChange,
   ResultGutter,
   ToolRejected,
+  addedHunks,
   displayPath,
   isFileChangeTruncated,
   isTextTruncated,
@@ -24,6 +26,16 @@ export const renderer: ToolRenderer<WriteInput, WriteOutput> = {
   userFacingName: () => "Write",
   renderToolUseMessage(input, options) {
     return <Text>{target(input, options.cwd)}</Text>;
+  },
+  renderPermissionPreview(input, options) {
+    const content = str(input.content) ?? "";
+    const title = (
+      <Text>
+        {target(input, options.cwd)}
+        <Text dimColor>{` · ${plural(linesOf(content).length, "line")}, the whole new content`}</Text>
+      </Text>
+    );
+    return <ProposedChange title={title} hunks={addedHunks(content)} options={options} lineNumbers />;
   },
   renderToolResultMessage(result, input, options) {
     const output = result.output;

@@ -1,9 +1,11 @@
-import { Text } from "ink";
+import { Box, Text } from "ink";
+import type { ReactNode } from "react";
 import { structuredPatch, type StructuredPatchHunk } from "diff";
-import type { RenderOptions } from "../toolRenderer.js";
+import type { PreviewOptions, RenderOptions } from "../toolRenderer.js";
 import { Diff, describeDiffStats, diffStats, isDiffTruncated } from "./Diff.js";
 import { ToolRejected } from "./ToolMessages.js";
 import { ResultGutter } from "./ToolUseLine.js";
+import { linesOf } from "./format.js";
 
 /** A write's result: what changed in words, then the diff. */
 export function FileChangeResult({
@@ -42,6 +44,33 @@ export function proposedHunks(oldText: string, newText: string): StructuredPatch
   } catch {
     return [];
   }
+}
+
+/** A whole text as one hunk of added lines, numbered from 1: what a write puts in the file. */
+export function addedHunks(text: string): StructuredPatchHunk[] {
+  const lines = linesOf(text);
+  return lines.length ? [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: lines.length, lines: lines.map((line) => `+${line}`) }] : [];
+}
+
+/** A change before it is made (the permission dialog): what it is for, then its lines as a diff. */
+export function ProposedChange({
+  title,
+  hunks,
+  options,
+  lineNumbers = false,
+}: {
+  title: ReactNode;
+  hunks: readonly StructuredPatchHunk[];
+  options: Pick<PreviewOptions, "expanded" | "maxLines">;
+  /** On for a whole new text, whose lines are numbered from 1. */
+  lineNumbers?: boolean;
+}) {
+  return (
+    <Box flexDirection="column">
+      {title}
+      {hunks.length > 0 ? <Diff hunks={hunks} expanded={options.expanded} maxLines={options.maxLines} lineNumbers={lineNumbers} /> : null}
+    </Box>
+  );
 }
 
 /** A refused write: what it was for and the change it proposed. */

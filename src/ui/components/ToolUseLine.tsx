@@ -28,9 +28,11 @@ export function ToolUseLine({ name, summary, status }: ToolUseLineProps) {
   const hasSummary = summary !== undefined && summary !== null && summary !== "";
   return (
     <Box flexDirection="row">
-      <Text color={color ? tint(color) : undefined} dimColor={color === undefined}>
-        {"● "}
-      </Text>
+      <Box flexShrink={0}>
+        <Text color={color ? tint(color) : undefined} dimColor={color === undefined}>
+          {"● "}
+        </Text>
+      </Box>
       <Box flexShrink={1}>
         <Text>
           <Text bold>{terminalSafe(name, "input")}</Text>
@@ -43,11 +45,16 @@ export function ToolUseLine({ name, summary, status }: ToolUseLineProps) {
   );
 }
 
-/** The indented block under a tool use: `  ⎿  ` before the first line, the rest aligned with it. */
+/**
+ * The indented block under a tool use: `  ⎿  ` before the first line, the rest aligned with it. The gutter never
+ * shrinks (Ink's Text does by default): a long line would take a column from it and run past the right edge.
+ */
 export function ResultGutter({ children }: { children: ReactNode }) {
   return (
     <Box flexDirection="row">
-      <Text dimColor>{"  ⎿  "}</Text>
+      <Box flexShrink={0}>
+        <Text dimColor>{"  ⎿  "}</Text>
+      </Box>
       <Box flexDirection="column" flexGrow={1} flexShrink={1}>
         {children}
       </Box>

@@ -62,6 +62,31 @@ export function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/**
+ * A line cut into rows of at most `width` characters, at the last space that fits (the space itself dropped);
+ * only a word longer than a row is split. Counts each character as one column (a wide one takes two on screen).
+ */
+export function wrapLine(line: string, width: number): string[] {
+  const max = Math.max(1, Math.floor(width));
+  const chars = Array.from(line);
+  const rows: string[] = [];
+  let start = 0;
+  while (chars.length - start > max) {
+    let space = -1;
+    for (let i = start + max; i > start; i--) {
+      if (chars[i] === " ") {
+        space = i;
+        break;
+      }
+    }
+    const end = space > start ? space : start + max;
+    rows.push(chars.slice(start, end).join(""));
+    start = space > start ? space + 1 : end;
+  }
+  rows.push(chars.slice(start).join(""));
+  return rows;
+}
+
 /** The text of a tool_result's content (images as a placeholder). */
 export function contentText(content: ToolResultBlockParam["content"] | undefined): string {
   if (typeof content === "string") return content;

@@ -5,6 +5,7 @@ export { Diff, COLLAPSED_DIFF_LINES, describeDiffStats, diffStats, isDiffTruncat
 export { Markdown, renderMarkdown } from "./Markdown.js";
 export { ResultGutter, ToolUseLine, resultColumns, type ToolUseStatus } from "./ToolUseLine.js";
 export { ResultText, ToolError, ToolRejected, errorText, groupStatus, renderError, statusOf, type GroupStatus } from "./ToolMessages.js";
-export { compactJson, contentText, displayPath, formatBytes, formatDuration, linesOf, num, oneLine, plural, str, terminalSafe } from "./format.js";
-export { FileChangeResult, RejectedChange, isFileChangeTruncated, proposedHunks } from "./FileChange.js";
+export { compactJson, contentText, displayPath, formatBytes, formatDuration, linesOf, num, oneLine, plural, str, terminalSafe, wrapLine } from "./format.js";
+export { FileChangeResult, ProposedChange, RejectedChange, addedHunks, isFileChangeTruncated, proposedHunks } from "./FileChange.js";
+export { ArgumentList } from "./ArgumentList.js";
 export { SearchGroup, searchRenderer } from "./SearchGroup.js";

@@ -1,10 +1,12 @@
 import { stripVTControlCharacters } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { structuredPatch } from "diff";
+import { Text } from "ink";
 import {
   CollapsedText,
   Diff,
   Markdown,
+  ResultGutter,
   ToolUseLine,
   collapseLines,
   colorEnabled,
@@ -142,10 +144,36 @@ describe("Diff", () => {
     expect(isDiffTruncated(hunks, 1000)).toBe(false);
   });
 
+  it("wraps a long line under its own text, past the line number and sign, within the width", () => {
+    const { hunks } = structuredPatch("f", "f", "keep\nold\n", `keep\n${"new words ".repeat(12).trim()}\n`);
+    const rows = draw(<Diff hunks={hunks} />, 40).split("\n");
+    const added = rows.findIndex((row) => row.startsWith("2 + new words"));
+    expect(added).toBeGreaterThan(0);
+    expect(rows[added + 1]).toMatch(/^ {4}\S/);
+    expect(rows.every((row) => row.length <= 40)).toBe(true);
+  });
+
   it("draws without line numbers for a proposed change", () => {
     const { hunks } = structuredPatch("a", "b", "x\n", "y\n");
     const frame = draw(<Diff hunks={hunks} lineNumbers={false} />);
     expect(frame.split("\n")).toEqual(["- x", "+ y"]);
+  });
+});
+
+describe("the result gutter", () => {
+  it("keeps its width beside a long line, which wraps within the width at its spaces", () => {
+    const text = `${"some words ".repeat(8).trim()} ${"z".repeat(50)}`;
+    const rows = draw(
+      <ResultGutter>
+        <Text>{text}</Text>
+      </ResultGutter>,
+      40,
+    ).split("\n");
+    expect(rows[0]).toMatch(/^ {2}⎿ {2}some words/);
+    expect(rows.slice(1).every((row) => row.startsWith("     ") && !row.startsWith("      "))).toBe(true);
+    expect(rows.every((row) => Array.from(row).length <= 40)).toBe(true);
+    // the words are whole: each row ends at a word's end (the long word alone is split)
+    expect(rows.filter((row) => !row.includes("zzz")).every((row) => /words?$/.test(row.trimEnd()))).toBe(true);
   });
 });
 

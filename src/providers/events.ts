@@ -95,7 +95,8 @@ export interface WebSearchRequest {
   maxTokens?: number;
 }
 
-export type ProviderName = "anthropic" | "openai";
+/** `openai` is chat completions (any OpenAI-compatible server); `openai-responses` is OpenAI's Responses API. */
+export type ProviderName = "anthropic" | "openai" | "openai-responses";
 
 export function toolInputDelta(id: string, partialJson: string): Extract<ProviderEvent, { type: "tool_input_delta" }> {
   let parsed: { value: unknown } | undefined;

@@ -5,6 +5,8 @@
 import type { Provider, ProviderName } from "./events.js";
 import { createAnthropicProvider } from "./anthropic.js";
 import { createOpenAIProvider } from "./openai.js";
+import { createOpenAIResponsesProvider } from "./openaiResponses.js";
+import { onlyOnResponsesAPI } from "./openaiResponsesRequest.js";
 import { retryOptionsFromEnv, type RetryOptions } from "./retry.js";
 import { readProviderSettings } from "./settingsSection.js";
 
@@ -12,6 +14,8 @@ export * from "./events.js";
 export { parsePartialJson } from "./partialJson.js";
 export { createAnthropicProvider, buildAnthropicRequest, type AnthropicProviderOptions } from "./anthropic.js";
 export { createOpenAIProvider, buildOpenAIRequest, type OpenAIProviderOptions } from "./openai.js";
+export { createOpenAIResponsesProvider, type OpenAIResponsesProviderOptions } from "./openaiResponses.js";
+export { buildResponsesRequest, REASONING_SIGNATURE_PREFIX, onlyOnResponsesAPI } from "./openaiResponsesRequest.js";
 export { withRetry, ProviderFailure, classifySdkError, classifyStatus, parseRetryAfter, retryDelay, retryOptionsFromEnv, type RetryOptions, type Attempt } from "./retry.js";
 export {
   lookupModel,
@@ -36,12 +40,12 @@ export {
   type OpenAIToolSchema,
 } from "./toolSchemas.js";
 
-export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai"];
+export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai", "openai-responses"];
 
-export const DEFAULT_MODELS: Readonly<Record<ProviderName, string>> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4o" };
+export const DEFAULT_MODELS: Readonly<Record<ProviderName, string>> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4o", "openai-responses": "gpt-5" };
 
 /** A small fast model per provider for side questions; an OpenAI-compatible server may host one model only, so its main one. */
-export const DEFAULT_SMALL_MODELS: Readonly<Record<ProviderName, string | undefined>> = { anthropic: "claude-haiku-4-5", openai: undefined };
+export const DEFAULT_SMALL_MODELS: Readonly<Record<ProviderName, string | undefined>> = { anthropic: "claude-haiku-4-5", openai: undefined, "openai-responses": undefined };
 
 export interface ProviderSelection {
   provider?: ProviderName;
@@ -60,14 +64,14 @@ export interface ResolvedProviderConfig {
   smallModel: string;
   baseURL?: string;
   apiKey?: string;
-  /** Where each value came from (for doctor); for the key, the variable's name. */
-  sources: { provider: SettingSource; model: SettingSource; baseURL?: SettingSource; apiKey?: string };
+  /** Where each value came from (for doctor); for the key, the variable's name; `api` why openai became openai-responses. */
+  sources: { provider: SettingSource; model: SettingSource; baseURL?: SettingSource; apiKey?: string; api?: "settings" | "model" };
 }
 
-const KEY_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
-const URL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL" };
-const DEFAULT_URLS: Record<ProviderName, string> = { anthropic: "https://api.anthropic.com", openai: "https://api.openai.com/v1" };
-const MODEL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_MODEL", openai: "OPENAI_MODEL" };
+const KEY_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY", "openai-responses": "OPENAI_API_KEY" };
+const URL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL", "openai-responses": "OPENAI_BASE_URL" };
+const DEFAULT_URLS: Record<ProviderName, string> = { anthropic: "https://api.anthropic.com", openai: "https://api.openai.com/v1", "openai-responses": "https://api.openai.com/v1" };
+const MODEL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_MODEL", openai: "OPENAI_MODEL", "openai-responses": "OPENAI_MODEL" };
 
 /**
  * Options, then environment (`TOOLGATE_PROVIDER`, `TOOLGATE_MODEL` or the provider's `*_MODEL`, `*_BASE_URL`,
@@ -79,9 +83,9 @@ export function resolveProviderConfig(
   settings: Readonly<Record<string, unknown>> = {},
 ): ResolvedProviderConfig {
   const fromSettings = readProviderSettings(settings);
-  const envProvider = env.TOOLGATE_PROVIDER === "anthropic" || env.TOOLGATE_PROVIDER === "openai" ? env.TOOLGATE_PROVIDER : undefined;
+  const envProvider = PROVIDER_NAMES.find((name) => name === env.TOOLGATE_PROVIDER);
   const onlyOpenAI = !env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL && Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
-  const [provider, providerSource]: [ProviderName, SettingSource] = options.provider
+  const [chosen, providerSource]: [ProviderName, SettingSource] = options.provider
     ? [options.provider, "option"]
     : envProvider
       ? [envProvider, "env"]
@@ -92,9 +96,11 @@ export function resolveProviderConfig(
           : ["anthropic", "default"];
   const pick = (option: string | undefined, envValue: string | undefined, setting: string | undefined): [string, SettingSource] | undefined =>
     option ? [option, "option"] : envValue ? [envValue, "env"] : setting ? [setting, "settings"] : undefined;
-  const [model, modelSource] = pick(options.model, env.TOOLGATE_MODEL || env[MODEL_VARS[provider]], fromSettings.model) ?? [DEFAULT_MODELS[provider], "default"];
+  const [model, modelSource] = pick(options.model, env.TOOLGATE_MODEL || env[MODEL_VARS[chosen]], fromSettings.model) ?? [DEFAULT_MODELS[chosen], "default"];
+  const baseURL = pick(options.baseURL, env[URL_VARS[chosen]], fromSettings.baseURL);
+  const api = chosen === "openai" ? responsesAPIReason(fromSettings.api, model, baseURL?.[0]) : undefined;
+  const provider: ProviderName = api ? "openai-responses" : chosen;
   const smallModel = pick(options.smallModel, env.TOOLGATE_SMALL_MODEL, fromSettings.smallModel)?.[0] ?? DEFAULT_SMALL_MODELS[provider] ?? model;
-  const baseURL = pick(options.baseURL, env[URL_VARS[provider]], fromSettings.baseURL);
   const apiKey = options.apiKey ? ["option", options.apiKey] : env[KEY_VARS[provider]] ? [KEY_VARS[provider], env[KEY_VARS[provider]]!] : undefined;
   return {
     provider,
@@ -102,8 +108,18 @@ export function resolveProviderConfig(
     smallModel,
     ...(baseURL ? { baseURL: baseURL[0] } : {}),
     ...(apiKey ? { apiKey: apiKey[1] } : {}),
-    sources: { provider: providerSource, model: modelSource, ...(baseURL ? { baseURL: baseURL[1] } : {}), ...(apiKey ? { apiKey: apiKey[0] } : {}) },
+    sources: { provider: providerSource, model: modelSource, ...(baseURL ? { baseURL: baseURL[1] } : {}), ...(apiKey ? { apiKey: apiKey[0] } : {}), ...(api ? { api } : {}) },
   };
+}
+
+/**
+ * Why the openai provider speaks the Responses API, if it does: settings `provider.api: "responses"`, or a model
+ * OpenAI serves only there, on OpenAI's own server (a compatible server's codex-named model may be chat-only).
+ */
+function responsesAPIReason(api: "chat" | "responses" | undefined, model: string, baseURL: string | undefined): "settings" | "model" | undefined {
+  if (api) return api === "responses" ? "settings" : undefined;
+  const openAIServer = !baseURL || /^https:\/\/api\.openai\.com(?:\/|$)/.test(baseURL);
+  return openAIServer && onlyOnResponsesAPI(model) ? "model" : undefined;
 }
 
 export interface CreateProviderOptions extends ProviderSelection {
@@ -121,5 +137,6 @@ export function createProvider(options: CreateProviderOptions = {}): Provider {
     ? `${config.baseURL} from ${config.sources.baseURL === "env" ? URL_VARS[config.provider] : config.sources.baseURL === "option" ? "--base-url" : "settings provider.baseURL"}`
     : `${DEFAULT_URLS[config.provider]}, the default (${URL_VARS[config.provider]} changes it)`;
   const common = { model: config.model, retry, server, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
+  if (config.provider === "openai-responses") return createOpenAIResponsesProvider(common);
   return config.provider === "openai" ? createOpenAIProvider(common) : createAnthropicProvider(common);
 }

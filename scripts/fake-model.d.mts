@@ -19,6 +19,8 @@ export interface FakeModelStep {
   waitForFile?: string;
   timeoutMs?: number;
   error?: { type?: string; message?: string; code?: string };
+  /** The response fails here: response.failed on the Responses API, an error event elsewhere. */
+  failed?: { code?: string; message?: string };
   drop?: boolean;
 }
 
@@ -35,10 +37,12 @@ export interface FakeModelTurn {
   delayMs?: number;
   steps?: FakeModelStep[];
   openai?: { argumentsAsObject?: boolean; omitIds?: boolean; oneChunk?: boolean; finishReason?: string | null; reasoningField?: string };
+  /** Responses API: `json` answers with the whole response object even when the request asked for a stream. */
+  responses?: { json?: boolean };
 }
 
 export interface RecordedRequest {
-  protocol: "anthropic" | "openai";
+  protocol: "anthropic" | "openai" | "openai-responses";
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * A scripted model server on loopback: speaks the Anthropic Messages API (POST /v1/messages, SSE or JSON) and
- * OpenAI chat completions (POST /v1/chat/completions, SSE chunks or JSON), playing turns from a script in order.
+ * A scripted model server on loopback: speaks the Anthropic Messages API (POST /v1/messages, SSE or JSON), OpenAI
+ * chat completions (POST /v1/chat/completions, SSE chunks or JSON) and OpenAI's Responses API (POST /v1/responses,
+ * SSE events or JSON), playing turns from a script in order.
  * Each model request consumes the next turn, whichever protocol asked. Every request body is recorded
- * (GET /requests) so a test can assert what the model was sent. The script format is documented in README.md
- * ("Scripted model server").
+ * (GET /requests) so a test can assert what the model was sent. The script format is documented in
+ * docs/scripted-model.md.
  *
  *   node scripts/fake-model.mjs --script turns.json [--port N] [--host 127.0.0.1]
  *
@@ -54,7 +55,16 @@ export async function startFakeModelServer({ script, port = 0, host = "127.0.0.1
     }
     if (req.method === "GET" && url.pathname === "/health") return sendJson(res, 200, { ok: true, played: cursor, turns: current.turns.length });
 
-    const protocol = req.method !== "POST" ? undefined : url.pathname.endsWith("/messages") ? "anthropic" : url.pathname.endsWith("/chat/completions") ? "openai" : undefined;
+    const protocol =
+      req.method !== "POST"
+        ? undefined
+        : url.pathname.endsWith("/messages")
+          ? "anthropic"
+          : url.pathname.endsWith("/chat/completions")
+            ? "openai"
+            : url.pathname.endsWith("/responses")
+              ? "openai-responses"
+              : undefined;
     if (!protocol) return sendJson(res, 404, { error: { type: "not_found_error", message: `fake-model: no route for ${req.method} ${url.pathname}` } });
 
     let parsed;
@@ -78,6 +88,7 @@ export async function startFakeModelServer({ script, port = 0, host = "127.0.0.1
     }
     const stream = parsed.stream === true;
     if (protocol === "anthropic") return stream ? streamAnthropic(res, turn, parsed) : sendJson(res, 200, anthropicMessage(turn, parsed));
+    if (protocol === "openai-responses") return stream && !turn.responses?.json ? streamResponses(res, turn, parsed) : sendJson(res, 200, responsesObject(turn, parsed, "final"));
     return stream ? streamOpenAI(res, turn, parsed) : sendJson(res, 200, openaiCompletion(turn, parsed));
   }
 
@@ -279,13 +290,134 @@ function openaiFinishReason(turn, blocks) {
   return { tool_use: "tool_calls", max_tokens: "length", end_turn: "stop", stop_sequence: "stop", refusal: "content_filter" }[reason] ?? "stop";
 }
 
+// ---- OpenAI Responses API ----
+
+/**
+ * The turn's blocks as output items: text → message (refusal parts when stop_reason is "refusal"), thinking →
+ * reasoning with its signature as encrypted_content, tool_use → function_call, or custom_tool_call when the request
+ * declared that tool as a custom one (the patch text is the input's first string value, or rawInput).
+ */
+function responsesItems(turn, request) {
+  const custom = new Set((request.tools ?? []).filter((t) => t.type === "custom").map((t) => t.name));
+  const refusal = turn.stop_reason === "refusal";
+  return (turn.content ?? []).map((block, i) => {
+    if (block.type === "text") return { id: `msg_fake_${i}`, type: "message", role: "assistant", status: "completed", content: [refusal ? { type: "refusal", refusal: block.text } : { type: "output_text", text: block.text, annotations: [] }] };
+    if (block.type === "thinking") return { id: `rs_fake_${i}`, type: "reasoning", summary: block.thinking ? [{ type: "summary_text", text: block.thinking }] : [], encrypted_content: block.signature ?? `enc_fake_${i}` };
+    if (block.type === "redacted_thinking") return { id: `rs_fake_${i}`, type: "reasoning", summary: [], encrypted_content: block.data ?? `enc_fake_${i}` };
+    if (custom.has(block.name)) {
+      const input = block.rawInput ?? Object.values(block.input ?? {}).find((v) => typeof v === "string") ?? "";
+      return { id: `ctc_fake_${i}`, type: "custom_tool_call", status: "completed", call_id: block.id, name: block.name, input };
+    }
+    return { id: `fc_fake_${i}`, type: "function_call", status: "completed", call_id: block.id, name: block.name, arguments: block.rawInput ?? JSON.stringify(block.input ?? {}) };
+  });
+}
+
+/** The response object; `stage` "start" has no output yet, "failed" carries the scripted error. */
+function responsesObject(turn, request, stage, error) {
+  const usage = turn.usage ?? {};
+  const incomplete = turn.stop_reason === "max_tokens";
+  const status = stage === "start" ? "in_progress" : stage === "failed" ? "failed" : incomplete ? "incomplete" : "completed";
+  return {
+    id: turn.id ?? `resp_fake_${Date.now().toString(36)}`,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    model: request.model ?? "fake-model",
+    output: stage === "final" ? responsesItems(turn, request) : [],
+    error: error ? { code: error.code ?? "server_error", message: error.message ?? "scripted failure" } : null,
+    incomplete_details: stage === "final" && incomplete ? { reason: "max_output_tokens" } : null,
+    instructions: request.instructions ?? null,
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    tool_choice: request.tool_choice ?? "auto",
+    tools: request.tools ?? [],
+    store: request.store ?? true,
+    usage:
+      stage === "start"
+        ? null
+        : {
+            input_tokens: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+            input_tokens_details: { cached_tokens: usage.cache_read_input_tokens ?? 0 },
+            output_tokens: usage.output_tokens ?? 0,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.output_tokens ?? 0),
+          },
+  };
+}
+
+async function streamResponses(res, turn, request) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...(turn.headers ?? {}) });
+  let sequence = 0;
+  const send = (type, data) => write(res, `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
+  // As OpenAI sends it: the error nested, not the flat shape its API reference shows.
+  const fail = (error) => send("error", { error: { type: error.type, code: error.code ?? error.type ?? null, message: error.message, param: null } });
+  const failed = (error) => send("response.failed", { response: responsesObject(turn, request, "failed", error) });
+  const delay = turn.delayMs ?? 0;
+  const started = responsesObject(turn, request, "start");
+  send("response.created", { response: started });
+  send("response.in_progress", { response: started });
+  const items = responsesItems(turn, request);
+  const blocks = turn.content ?? [];
+  if (!(await runSteps(turn, 0, res, fail, failed))) return;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const parts = (text) => split(text, blocks[i].chunks ?? turn.chunks ?? 1);
+    const at = { item_id: item.id, output_index: i };
+    if (item.type === "message") {
+      const part = item.content[0];
+      send("response.output_item.added", { output_index: i, item: { ...item, status: "in_progress", content: [] } });
+      send("response.content_part.added", { ...at, content_index: 0, part: part.type === "refusal" ? { type: "refusal", refusal: "" } : { type: "output_text", text: "", annotations: [] } });
+      const whole = part.type === "refusal" ? part.refusal : part.text;
+      for (const delta of parts(whole)) {
+        if (!(await pause(delay, res))) return;
+        if (part.type === "refusal") send("response.refusal.delta", { ...at, content_index: 0, delta });
+        else send("response.output_text.delta", { ...at, content_index: 0, delta, logprobs: [] });
+      }
+      if (part.type === "refusal") send("response.refusal.done", { ...at, content_index: 0, refusal: whole });
+      else send("response.output_text.done", { ...at, content_index: 0, text: whole, logprobs: [] });
+      send("response.content_part.done", { ...at, content_index: 0, part });
+    } else if (item.type === "reasoning") {
+      send("response.output_item.added", { output_index: i, item: { id: item.id, type: "reasoning", summary: [] } });
+      for (const [summary_index, summary] of item.summary.entries()) {
+        send("response.reasoning_summary_part.added", { ...at, summary_index, part: { type: "summary_text", text: "" } });
+        for (const delta of parts(summary.text)) {
+          if (!(await pause(delay, res))) return;
+          send("response.reasoning_summary_text.delta", { ...at, summary_index, delta });
+        }
+        send("response.reasoning_summary_text.done", { ...at, summary_index, text: summary.text });
+        send("response.reasoning_summary_part.done", { ...at, summary_index, part: summary });
+      }
+    } else if (item.type === "function_call") {
+      send("response.output_item.added", { output_index: i, item: { ...item, status: "in_progress", arguments: "" } });
+      for (const delta of parts(item.arguments)) {
+        if (!(await pause(delay, res))) return;
+        send("response.function_call_arguments.delta", { ...at, delta });
+      }
+      send("response.function_call_arguments.done", { ...at, arguments: item.arguments });
+    } else if (item.type === "custom_tool_call") {
+      send("response.output_item.added", { output_index: i, item: { ...item, status: "in_progress", input: "" } });
+      for (const delta of parts(item.input)) {
+        if (!(await pause(delay, res))) return;
+        send("response.custom_tool_call_input.delta", { ...at, delta });
+      }
+      send("response.custom_tool_call_input.done", { ...at, input: item.input });
+    }
+    if (!(await pause(delay, res))) return;
+    send("response.output_item.done", { output_index: i, item });
+    if (!(await runSteps(turn, i + 1, res, fail, failed))) return;
+  }
+  const final = responsesObject(turn, request, "final");
+  send(final.status === "incomplete" ? "response.incomplete" : "response.completed", { response: final });
+  res.end();
+}
+
 // ---- shared ----
 
 /**
  * Runs the steps scripted after content block `after` (0 = before the first block). Returns false when the
- * response is over (an error was sent, the connection dropped or the client went away).
+ * response is over (an error was sent, the connection dropped or the client went away). `sendFailed` reports a
+ * `failed` step (the Responses API's response.failed); the other protocols send it as an error.
  */
-async function runSteps(turn, after, res, sendError) {
+async function runSteps(turn, after, res, sendError, sendFailed = sendError) {
   for (const step of turn.steps ?? []) {
     if ((step.after ?? 0) !== after) continue;
     if (step.delayMs && !(await sleep(step.delayMs, res))) return false;
@@ -303,6 +435,11 @@ async function runSteps(turn, after, res, sendError) {
     }
     if (step.error) {
       sendError({ type: step.error.type ?? "api_error", message: step.error.message ?? "scripted error", code: step.error.code });
+      res.end();
+      return false;
+    }
+    if (step.failed) {
+      sendFailed({ type: "api_error", code: step.failed.code ?? "server_error", message: step.failed.message ?? "scripted failure" });
       res.end();
       return false;
     }

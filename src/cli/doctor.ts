@@ -236,14 +236,14 @@ export const modelProviderCheck: DoctorCheck = {
         ],
       };
     }
-    const keyVar = config.provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
+    const keyVar = config.provider.startsWith("openai") ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
     // A local OpenAI-compatible server usually needs no key; Anthropic always does. Only `-p` and the UI need
     // a model (exec and mcp serve do not), but those are what a newcomer runs first: a missing key is a warning.
     const keyMissing = !config.apiKey && (config.provider === "anthropic" || !config.baseURL);
     return {
       status: keyMissing ? "warn" : "ok",
       lines: [
-        `provider: ${config.provider} (${config.sources.provider})`,
+        `provider: ${config.provider} (${config.sources.provider}${config.sources.api ? `; the Responses API by ${config.sources.api === "model" ? "the model" : "settings provider.api"}` : ""})`,
         `model: ${config.model} (${config.sources.model})`,
         `small model (side questions such as WebFetch's): ${config.smallModel}`,
         `base URL: ${config.baseURL ? `${config.baseURL} (${config.sources.baseURL})` : "the API's default"}`,

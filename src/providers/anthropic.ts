@@ -9,6 +9,7 @@ import type { Message, TextBlock, ToolResultBlockParam, ToolResultContentBlock }
 import { CHAT_REASONING_MARK, parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderName, type ProviderRequest, type StopReason, type Usage } from "./events.js";
 import { classifySdkError, locateServer, ProviderFailure, withRetry, type RetryOptions } from "./retry.js";
 import { parseJsonObject, unexpectedBody } from "./wholeBody.js";
+import { REASONING_SIGNATURE_PREFIX } from "./openaiResponsesRequest.js";
 import { renderAnthropicTools, deferredToolsNote } from "./toolSchemas.js";
 import { canonicalModelName, getModelInfo } from "./models.js";
 import { buildWebSearchRequest, parseWebSearchResponse } from "./anthropicWebSearch.js";
@@ -178,10 +179,15 @@ type WireMessage = { role: string; content: Array<Record<string, unknown>> };
 function toAnthropicMessage(message: Message): WireMessage {
   if (typeof message.content === "string") return { role: message.role, content: [{ type: "text", text: message.content }] };
   const content = (message.content as Array<Record<string, unknown>>)
-    // Reasoning an OpenAI-compatible server sent (a session that changed provider) has no Anthropic signature.
-    .filter((block) => !(block.type === "thinking" && typeof block.signature === "string" && block.signature.startsWith(CHAT_REASONING_MARK)))
+    // Reasoning another API sent (a session that changed provider) has no Anthropic signature, and the API
+    // refuses a thinking block without a valid one.
+    .filter((block) => !(block.type === "thinking" && !isAnthropicSignature(block.signature)))
     .map((block) => (block.type === "tool_result" ? toolResultForAnthropic(block as unknown as ToolResultBlockParam) : { ...block }));
   return { role: message.role, content };
+}
+
+function isAnthropicSignature(signature: unknown): boolean {
+  return typeof signature === "string" && signature !== "" && !signature.startsWith(CHAT_REASONING_MARK) && !signature.startsWith(REASONING_SIGNATURE_PREFIX);
 }
 
 /** A tool_reference (ToolSearch loaded a tool) becomes text: the loaded tool's schema is in `tools` already. */

@@ -100,8 +100,12 @@ export interface WebSearchRequest {
   maxTokens?: number;
 }
 
-/** bedrock and vertex are Claude on Amazon Bedrock and Google Vertex AI: Anthropic's Messages API behind each platform's SDK. */
-export type ProviderName = "anthropic" | "openai" | "bedrock" | "vertex";
+/**
+ * `openai` is chat completions (any OpenAI-compatible server); `openai-responses` is OpenAI's Responses API;
+ * bedrock and vertex are Claude on Amazon Bedrock and Google Vertex AI: Anthropic's Messages API behind each
+ * platform's SDK.
+ */
+export type ProviderName = "anthropic" | "openai" | "openai-responses" | "bedrock" | "vertex";
 
 /**
  * A thinking block that came from a chat-completions server carries, as its signature, this prefix and JSON

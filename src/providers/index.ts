@@ -8,6 +8,8 @@ import { createOpenAIProvider } from "./openai.js";
 import { awsEnvCredentials, bedrockDefaultModel, bedrockServer, createBedrockProvider, resolveBedrockSetup, type BedrockSetup } from "./bedrock.js";
 import { createVertexProvider, DEFAULT_VERTEX_MODEL, DEFAULT_VERTEX_SMALL_MODEL, resolveVertexSetup, vertexServer, type VertexSetup } from "./vertex.js";
 import { envFlag, platformFromEnv } from "./platforms.js";
+import { createOpenAIResponsesProvider } from "./openaiResponses.js";
+import { onlyOnResponsesAPI } from "./openaiResponsesRequest.js";
 import { retryOptionsFromEnv, type RetryOptions } from "./retry.js";
 import { readProviderSettings } from "./settingsSection.js";
 
@@ -19,6 +21,8 @@ export { createMessagesProvider, type MessagesClient, type MessagesProviderOptio
 export { createBedrockProvider, bedrockDefaultModel, bedrockEndpoint, describeBedrockCredentials, type BedrockProviderOptions, type BedrockSetup } from "./bedrock.js";
 export { createVertexProvider, vertexEndpoint, describeVertexCredentials, type VertexProviderOptions, type VertexSetup } from "./vertex.js";
 export { envFlag, platformFromEnv } from "./platforms.js";
+export { createOpenAIResponsesProvider, type OpenAIResponsesProviderOptions } from "./openaiResponses.js";
+export { buildResponsesRequest, REASONING_SIGNATURE_PREFIX, onlyOnResponsesAPI } from "./openaiResponsesRequest.js";
 export { withRetry, ProviderFailure, classifySdkError, classifyStatus, parseRetryAfter, retryDelay, retryOptionsFromEnv, type RetryOptions, type Attempt } from "./retry.js";
 export {
   lookupModel,
@@ -44,16 +48,28 @@ export {
   type OpenAIToolSchema,
 } from "./toolSchemas.js";
 
-export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai", "bedrock", "vertex"];
+export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai", "openai-responses", "bedrock", "vertex"];
 
 /** Bedrock's default follows the region's geography (bedrockDefaultModel); this is the one for US regions. */
-export const DEFAULT_MODELS: Readonly<Record<ProviderName, string>> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4o", bedrock: bedrockDefaultModel("us-east-1"), vertex: DEFAULT_VERTEX_MODEL };
+export const DEFAULT_MODELS: Readonly<Record<ProviderName, string>> = {
+  anthropic: "claude-sonnet-4-5",
+  openai: "gpt-4o",
+  "openai-responses": "gpt-5",
+  bedrock: bedrockDefaultModel("us-east-1"),
+  vertex: DEFAULT_VERTEX_MODEL,
+};
 
 /**
  * A small fast model per provider for side questions; an OpenAI-compatible server may host one model only, so
  * its main one. On Bedrock also the main one, as Claude Code does: Haiku may not be enabled in the account.
  */
-export const DEFAULT_SMALL_MODELS: Readonly<Record<ProviderName, string | undefined>> = { anthropic: "claude-haiku-4-5", openai: undefined, bedrock: undefined, vertex: DEFAULT_VERTEX_SMALL_MODEL };
+export const DEFAULT_SMALL_MODELS: Readonly<Record<ProviderName, string | undefined>> = {
+  anthropic: "claude-haiku-4-5",
+  openai: undefined,
+  "openai-responses": undefined,
+  bedrock: undefined,
+  vertex: DEFAULT_VERTEX_SMALL_MODEL,
+};
 
 export interface ProviderSelection {
   provider?: ProviderName;
@@ -72,17 +88,17 @@ export interface ResolvedProviderConfig {
   smallModel: string;
   baseURL?: string;
   apiKey?: string;
-  /** Where each value came from (for doctor); for the key, the variable's name. */
-  sources: { provider: SettingSource; model: SettingSource; baseURL?: SettingSource; apiKey?: string };
+  /** Where each value came from (for doctor); for the key, the variable's name; `api` why openai became openai-responses. */
+  sources: { provider: SettingSource; model: SettingSource; baseURL?: SettingSource; apiKey?: string; api?: "settings" | "model" };
   /** Bedrock's region, Vertex AI's location and project, and whether to skip their authentication. */
   platform?: BedrockSetup | VertexSetup;
 }
 
 /** On Bedrock the key is a Bedrock API key; Vertex AI takes Google credentials only. */
-const KEY_VARS: Record<ProviderName, string | undefined> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY", bedrock: "AWS_BEARER_TOKEN_BEDROCK", vertex: undefined };
-const URL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL", bedrock: "ANTHROPIC_BEDROCK_BASE_URL", vertex: "ANTHROPIC_VERTEX_BASE_URL" };
-const DEFAULT_URLS: Partial<Record<ProviderName, string>> = { anthropic: "https://api.anthropic.com", openai: "https://api.openai.com/v1" };
-const MODEL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_MODEL", openai: "OPENAI_MODEL", bedrock: "ANTHROPIC_MODEL", vertex: "ANTHROPIC_MODEL" };
+const KEY_VARS: Record<ProviderName, string | undefined> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY", "openai-responses": "OPENAI_API_KEY", bedrock: "AWS_BEARER_TOKEN_BEDROCK", vertex: undefined };
+const URL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL", "openai-responses": "OPENAI_BASE_URL", bedrock: "ANTHROPIC_BEDROCK_BASE_URL", vertex: "ANTHROPIC_VERTEX_BASE_URL" };
+const DEFAULT_URLS: Partial<Record<ProviderName, string>> = { anthropic: "https://api.anthropic.com", openai: "https://api.openai.com/v1", "openai-responses": "https://api.openai.com/v1" };
+const MODEL_VARS: Record<ProviderName, string> = { anthropic: "ANTHROPIC_MODEL", openai: "OPENAI_MODEL", "openai-responses": "OPENAI_MODEL", bedrock: "ANTHROPIC_MODEL", vertex: "ANTHROPIC_MODEL" };
 
 /**
  * Options, then environment (`TOOLGATE_PROVIDER`, or Claude Code's `CLAUDE_CODE_USE_BEDROCK` / `_VERTEX`;
@@ -97,7 +113,7 @@ export function resolveProviderConfig(
   const fromSettings = readProviderSettings(settings);
   const envProvider = PROVIDER_NAMES.find((name) => name === env.TOOLGATE_PROVIDER) ?? platformFromEnv(env)?.provider;
   const onlyOpenAI = !env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL && Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
-  const [provider, providerSource]: [ProviderName, SettingSource] = options.provider
+  const [chosen, providerSource]: [ProviderName, SettingSource] = options.provider
     ? [options.provider, "option"]
     : envProvider
       ? [envProvider, "env"]
@@ -108,11 +124,13 @@ export function resolveProviderConfig(
           : ["anthropic", "default"];
   const pick = (option: string | undefined, envValue: string | undefined, setting: string | undefined): [string, SettingSource] | undefined =>
     option ? [option, "option"] : envValue ? [envValue, "env"] : setting ? [setting, "settings"] : undefined;
-  const platform = provider === "bedrock" ? resolveBedrockSetup(env, fromSettings) : provider === "vertex" ? resolveVertexSetup(env, fromSettings) : undefined;
-  const defaultModel = platform?.kind === "bedrock" ? bedrockDefaultModel(platform.region.value) : DEFAULT_MODELS[provider];
-  const [model, modelSource] = pick(options.model, env.TOOLGATE_MODEL || env[MODEL_VARS[provider]], fromSettings.model) ?? [defaultModel, "default"];
+  const platform = chosen === "bedrock" ? resolveBedrockSetup(env, fromSettings) : chosen === "vertex" ? resolveVertexSetup(env, fromSettings) : undefined;
+  const defaultModel = platform?.kind === "bedrock" ? bedrockDefaultModel(platform.region.value) : DEFAULT_MODELS[chosen];
+  const [model, modelSource] = pick(options.model, env.TOOLGATE_MODEL || env[MODEL_VARS[chosen]], fromSettings.model) ?? [defaultModel, "default"];
+  const baseURL = pick(options.baseURL, env[URL_VARS[chosen]], fromSettings.baseURL);
+  const api = chosen === "openai" ? responsesAPIReason(fromSettings.api, model, baseURL?.[0]) : undefined;
+  const provider: ProviderName = api ? "openai-responses" : chosen;
   const smallModel = pick(options.smallModel, env.TOOLGATE_SMALL_MODEL, fromSettings.smallModel)?.[0] ?? DEFAULT_SMALL_MODELS[provider] ?? model;
-  const baseURL = pick(options.baseURL, env[URL_VARS[provider]], fromSettings.baseURL);
   const keyVar = KEY_VARS[provider];
   const apiKey = options.apiKey ? ["option", options.apiKey] : keyVar && env[keyVar] ? [keyVar, env[keyVar]!] : undefined;
   return {
@@ -121,9 +139,19 @@ export function resolveProviderConfig(
     smallModel,
     ...(baseURL ? { baseURL: baseURL[0] } : {}),
     ...(apiKey ? { apiKey: apiKey[1] } : {}),
-    sources: { provider: providerSource, model: modelSource, ...(baseURL ? { baseURL: baseURL[1] } : {}), ...(apiKey ? { apiKey: apiKey[0] } : {}) },
+    sources: { provider: providerSource, model: modelSource, ...(baseURL ? { baseURL: baseURL[1] } : {}), ...(apiKey ? { apiKey: apiKey[0] } : {}), ...(api ? { api } : {}) },
     ...(platform ? { platform } : {}),
   };
+}
+
+/**
+ * Why the openai provider speaks the Responses API, if it does: settings `provider.api: "responses"`, or a model
+ * OpenAI serves only there, on OpenAI's own server (a compatible server's codex-named model may be chat-only).
+ */
+function responsesAPIReason(api: "chat" | "responses" | undefined, model: string, baseURL: string | undefined): "settings" | "model" | undefined {
+  if (api) return api === "responses" ? "settings" : undefined;
+  const openAIServer = !baseURL || /^https:\/\/api\.openai\.com(?:\/|$)/.test(baseURL);
+  return openAIServer && onlyOnResponsesAPI(model) ? "model" : undefined;
 }
 
 export interface CreateProviderOptions extends ProviderSelection {
@@ -159,5 +187,6 @@ export function createProvider(options: CreateProviderOptions = {}): Provider {
   if (platform?.kind === "vertex") {
     return createVertexProvider({ ...common, ...caching, region: platform.region.value, skipAuth: platform.skipAuth, ...(platform.projectId ? { projectId: platform.projectId.value } : {}) });
   }
+  if (config.provider === "openai-responses") return createOpenAIResponsesProvider(common);
   return config.provider === "openai" ? createOpenAIProvider(common) : createAnthropicProvider({ ...common, ...caching });
 }

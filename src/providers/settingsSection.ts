@@ -16,7 +16,9 @@ export const modelsSettingsSection = {
 export const providerSettingsSection = {
   key: "provider",
   schema: z.looseObject({
-    name: z.enum(["anthropic", "openai", "bedrock", "vertex"]).optional(),
+    name: z.enum(["anthropic", "openai", "openai-responses", "bedrock", "vertex"]).optional(),
+    /** With `name: "openai"`: which OpenAI API. Unset, codex and `-pro` models on OpenAI's own server use responses. */
+    api: z.enum(["chat", "responses"]).optional(),
     model: z.string().trim().min(1).optional(),
     /** The model for side questions (WebFetch's answer step, summaries); see DEFAULT_SMALL_MODELS. */
     smallModel: z.string().trim().min(1).optional(),

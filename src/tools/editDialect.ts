@@ -37,11 +37,11 @@ const APPLY_PATCH_MODELS = /^(?:openai\/)?(?:gpt-4\.1|gpt-5|o3|o4|codex|gpt-[^-]
 
 /**
  * `auto`: Claude models work best with the Edit family (the tools of Claude Code, which toolgate's mirror);
- * OpenAI models trained on apply_patch get apply_patch; any other model the Edit family.
+ * OpenAI models trained on apply_patch get apply_patch (either OpenAI API); any other model the Edit family.
  */
 export function resolveEditDialect(dialect: EditDialect, provider: string, model: string): ResolvedEditDialect {
   if (dialect !== "auto") return dialect;
-  return provider === "openai" && APPLY_PATCH_MODELS.test(model) ? "openai" : "toolgate";
+  return (provider === "openai" || provider === "openai-responses") && APPLY_PATCH_MODELS.test(model) ? "openai" : "toolgate";
 }
 
 /** The tools with the other dialects' edit tools left out; every other tool (Read, NotebookEdit, MCP tools) stays. */

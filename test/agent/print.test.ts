@@ -644,3 +644,28 @@ describe("toolgate -p: instruction files pass the Read rules", () => {
     expect(run.stderr).not.toContain(secret);
   });
 });
+
+describe("toolgate -p tells the person how the model stopped (issue 29)", () => {
+  it.each(["anthropic", "openai"] as const)("%s: a refusal is a warning on stderr, and the json result has the cache hit rate", async (provider) => {
+    const server = await serve({
+      // Anthropic's input_tokens leave out cache reads; OpenAI's prompt_tokens (which the server makes of it) hold them.
+      turns: [{ content: [{ type: "text", text: "I can't help with that." }], stop_reason: "refusal", usage: { input_tokens: provider === "anthropic" ? 100 : 400, output_tokens: 5, cache_read_input_tokens: 300, cache_creation_input_tokens: 0 } }],
+    });
+    const dir = project();
+    const run = await start(["-p", "do the bad thing", "--cwd", dir, "--output-format", "json", "--no-sandbox"], envFor(server, provider, dir)).done;
+    expect(run.stderr).toContain("The model stopped with a refusal");
+    const result = JSON.parse(run.stdout) as { result: string; usage: { cache_hit_rate?: number } };
+    expect(result.result).toBe("I can't help with that.");
+    // 300 of 400 input tokens read from the cache, in either API's way of saying it.
+    expect(result.usage.cache_hit_rate).toBe(0.75);
+  });
+
+  it("an output-limit stop is told, and the model is asked to go on", async () => {
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Part one" }], stop_reason: "max_tokens" }, { content: [{ type: "text", text: " and part two." }] }] });
+    const dir = project();
+    const run = await start(["-p", "write a lot", "--cwd", dir, "--no-sandbox"], envFor(server, "anthropic", dir)).done;
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("reached its output token limit; asking it to continue (1 of 3)");
+    expect(run.stdout).toContain("and part two.");
+  });
+});

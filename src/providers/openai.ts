@@ -20,11 +20,12 @@ export interface OpenAIProviderOptions {
   retry?: RetryOptions;
 }
 
-type OpenAIClient = InstanceType<typeof import("openai").default>;
+export type OpenAIClient = InstanceType<typeof import("openai").default>;
 
-export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
+/** One lazily created OpenAI SDK client (shared by chat completions and the Responses API): no SDK load before the first call. */
+export function openAIClient(options: { apiKey?: string; baseURL?: string }): () => Promise<OpenAIClient> {
   let client: Promise<OpenAIClient> | undefined;
-  const getClient = () =>
+  return () =>
     (client ??= Promise.all([import("openai"), environmentProxyFetch()]).then(
       ([{ default: OpenAI }, proxied]) =>
         new OpenAI({
@@ -37,6 +38,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
           timeout: 60 * 60 * 1000,
         }),
     ));
+}
+
+export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
+  const getClient = openAIClient(options);
   return {
     name: "openai",
     model: options.model,

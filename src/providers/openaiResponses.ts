@@ -8,7 +8,7 @@ import { parseToolArguments, toolInputDelta, type Provider, type ProviderErrorKi
 import { classifySdkError, locateServer, ProviderFailure, withRetry, type RetryOptions } from "./retry.js";
 import { buildResponsesRequest, freeformPatchKey, reasoningSignature, type ReasoningItem } from "./openaiResponsesRequest.js";
 import { estimateTokens } from "./models.js";
-import { environmentProxyFetch } from "../util/proxyFetch.js";
+import { openAIClient, type OpenAIClient } from "./openai.js";
 
 export interface OpenAIResponsesProviderOptions {
   model: string;
@@ -19,21 +19,9 @@ export interface OpenAIResponsesProviderOptions {
   retry?: RetryOptions;
 }
 
-type OpenAIClient = InstanceType<typeof import("openai").default>;
 
 export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): Provider {
-  let client: Promise<OpenAIClient> | undefined;
-  const getClient = () =>
-    (client ??= Promise.all([import("openai"), environmentProxyFetch()]).then(
-      ([{ default: OpenAI }, proxied]) =>
-        new OpenAI({
-          ...(proxied ? { fetch: proxied } : {}),
-          apiKey: options.apiKey || "no-key",
-          baseURL: options.baseURL ?? null,
-          maxRetries: 0,
-          timeout: 60 * 60 * 1000,
-        }),
-    ));
+  const getClient = openAIClient(options);
   return {
     name: "openai-responses",
     model: options.model,

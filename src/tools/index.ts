@@ -2,6 +2,7 @@ import type { Tools } from "../core/Tool.js";
 import { ApplyPatchTool } from "./ApplyPatch/index.js";
 import { AgentTool } from "./Agent/index.js";
 import { TodoWriteTool } from "./TodoWrite/index.js";
+import { ExitPlanModeTool } from "./ExitPlanMode/index.js";
 import { BashTool } from "./Bash/tool.js";
 import { DiagnosticsTool } from "./Diagnostics/index.js";
 import { EditTool } from "./Edit/index.js";
@@ -23,6 +24,7 @@ export {
   ApplyPatchTool,
   AgentTool,
   TodoWriteTool,
+  ExitPlanModeTool,
   BashTool,
   DiagnosticsTool,
   EditTool,
@@ -61,6 +63,7 @@ export function getBuiltinTools(): Tools {
     WebSearchTool,
     SkillTool,
     TodoWriteTool,
+    ExitPlanModeTool,
     AgentTool,
   ];
 }

@@ -221,7 +221,7 @@ export function App(props: AppProps) {
       // the dialog draws the call with its tool's renderer (a call from an @mention never streamed, so it may not be loaded yet)
       await ensureRenderer(tool.name);
       const request: PermissionRequest = { tool, input, toolUseID, decision, ...(classifierNote ? { classifierNote } : {}) };
-      const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home });
+      const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home }, tool.name);
       const signal = callContext.abortController.signal;
       const answer = await new Promise<{ choice: PermissionChoice; feedback?: string }>((resolve) => {
         const deny = choices.find((c) => c.kind === "deny")!;

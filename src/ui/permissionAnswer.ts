@@ -6,6 +6,7 @@ import path from "node:path";
 import type { AnyObject, AnyTool, ToolUseContext } from "../core/Tool.js";
 import type { PermissionAskDecision, PermissionDecision, PermissionMode, PermissionUpdate, PermissionUpdateDestination } from "../core/permissionTypes.js";
 import { applyPermissionUpdate, ruleToString, settingsFileForDestination } from "../permissions/index.js";
+import { EXIT_PLAN_MODE_TOOL_NAME } from "../tools/ExitPlanMode/prompt.js";
 import { modeInWords, scopeInWords, updatesInWords } from "./permissionWording.js";
 
 export interface PermissionRequest {
@@ -58,7 +59,8 @@ function fileNote(destination: PermissionUpdateDestination, file: string | undef
  * The choices for an ask: yes once; for each offered scope with a suggestion, yes and remember exactly that
  * suggestion there, its label naming the rule, what it covers, the scope and the file; a suggested mode; no.
  */
-export function permissionChoices(decision: PermissionAskDecision, where: { cwd: string; home: string }): PermissionChoice[] {
+export function permissionChoices(decision: PermissionAskDecision, where: { cwd: string; home: string }, toolName?: string): PermissionChoice[] {
+  if (toolName === EXIT_PLAN_MODE_TOOL_NAME) return PLAN_CHOICES;
   const suggestions = decision.suggestions ?? [];
   const choices: PermissionChoice[] = [{ kind: "once", label: "Yes, just this once" }];
   for (const destination of OFFERED) {
@@ -83,6 +85,19 @@ export function permissionChoices(decision: PermissionAskDecision, where: { cwd:
   return choices;
 }
 
+/** A plan is approved (leaving plan mode), approved with edits accepted, or sent back with feedback. */
+const PLAN_CHOICES: PermissionChoice[] = [
+  { kind: "once", label: "Yes, leave plan mode and start (edits still ask)" },
+  { kind: "mode", mode: "acceptEdits", label: "Yes, and accept file edits without asking", short: "Yes, and accept edits" },
+  { kind: "deny", label: "No, keep planning: tell the model what to change" },
+];
+
+function planRejection(feedback: string | undefined): string {
+  return feedback
+    ? `The user did not approve the plan and is keeping the session in plan mode. Their feedback: ${feedback}\nRevise the plan accordingly (read-only tools only), then call ExitPlanMode again.`
+    : "The user did not approve the plan and is keeping the session in plan mode. Ask them what to change, or revise the plan, then call ExitPlanMode again.";
+}
+
 export interface AnswerOutcome {
   decision: PermissionDecision;
   /** For the user: where the rule was saved, or why it could not be. */
@@ -100,7 +115,9 @@ export function answerPermission(request: PermissionRequest, choice: PermissionC
       return {
         decision: {
           behavior: "deny",
-          message: said
+          message: request.tool.name === EXIT_PLAN_MODE_TOOL_NAME
+            ? planRejection(said || undefined)
+            : said
             ? `The user denied this ${request.tool.name} call and said: ${said}`
             : `The user denied this ${request.tool.name} call. Do not retry it unchanged; ask the user what to do if unsure.`,
           decisionReason: { type: "other", reason: "denied by the user" },

@@ -21,6 +21,7 @@ const LOADERS: Readonly<Record<string, Loader>> = {
   WebFetch: () => import("../tools/WebFetch/ui.js"),
   WebSearch: () => import("../tools/WebSearch/ui.js"),
   TodoWrite: () => import("../tools/TodoWrite/ui.js"),
+  ExitPlanMode: () => import("../tools/ExitPlanMode/ui.js"),
   Agent: () => import("../tools/Agent/ui.js"),
   Task: () => import("../tools/Agent/ui.js"),
   Skill: () => import("../tools/Skill/ui.js"),

@@ -185,7 +185,14 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
     warnings.push("MCP servers were not started, because a settings file is unusable");
   } else if (options.mcpConfigFiles !== undefined) {
-    mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env, skipProjectConfig: !trust.trusted || options.strictMcpConfig === true });
+    mcpConfig = loadMcpConfig({
+      projectDir: cwd,
+      home,
+      configFiles: options.mcpConfigFiles,
+      env,
+      skipProjectConfig: !trust.trusted || options.strictMcpConfig === true,
+      skipPersonalConfig: options.strictMcpConfig === true,
+    });
     warnings.push(...mcpConfig.errors.map(formatMcpConfigError));
     // The controlling program's own servers replace file servers of the same name.
     const extra = options.extraMcpServers ?? [];

@@ -5,7 +5,8 @@ import { packageVersion } from "./version.js";
 import { endBySignalIfTerminalGoes } from "../core/termination.js";
 import { EXIT_USAGE, reportFailure, UsageError, wantsStackTraces } from "./errors.js";
 import { editDistance } from "../tools/files/similarPath.js";
-import { collect, type SessionFlags } from "./flags.js";
+import { collect } from "./collect.js";
+import type { SessionFlags } from "./flags.js";
 
 // Subcommands are imported lazily so `toolgate --help` and `exec` load only what they use (never the UI).
 

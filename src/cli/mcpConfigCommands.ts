@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { PROJECT_MCP_CONFIG_FILE, loadMcpConfig, parseMcpServerEntry, personalMcpConfigFiles } from "../mcp/client/config.js";
 import { writeFileAtomicSync } from "../util/atomicWrite.js";
-import { ensurePrivateDirSync, writePrivateFileSync } from "../util/privateFiles.js";
+import { ensurePrivateDirSync, openPrivateFileSync } from "../util/privateFiles.js";
 import { UsageError } from "./errors.js";
 
 export const MCP_SCOPES = ["local", "project", "user"] as const;
@@ -52,16 +52,12 @@ function serversOf(document: Json, file: string): Json {
 }
 
 function writeDocument(file: string, scope: McpScope, document: Json): void {
-  const text = `${JSON.stringify(document, null, 2)}\n`;
-  if (scope === "project") {
-    writeFileAtomicSync(file, text);
-    return;
+  if (scope !== "project") {
+    // the person's own files are 0600 before anything is in them; the atomic write keeps the mode it finds
+    ensurePrivateDirSync(path.dirname(file));
+    fs.closeSync(openPrivateFileSync(file, "a"));
   }
-  ensurePrivateDirSync(path.dirname(file));
-  // atomic and private: a temp file of mode 0600 renamed over the old one
-  const temp = `${file}.${process.pid}.tmp`;
-  writePrivateFileSync(temp, text);
-  fs.renameSync(temp, file);
+  writeFileAtomicSync(file, `${JSON.stringify(document, null, 2)}\n`);
 }
 
 function pairs(values: readonly string[] | undefined, separator: RegExp, flag: string, example: string): Record<string, string> {

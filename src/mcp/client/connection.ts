@@ -126,6 +126,18 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * A fresh signal that follows `signal`, for one request: the SDK never removes the abort listener it adds to a
+ * request's signal, so a long-lived one would collect a listener per request. Call `release` when it is done.
+ */
+function requestSignal(signal: AbortSignal): { signal: AbortSignal; release(): void } {
+  const requestAbort = new AbortController();
+  const forwardAbort = () => requestAbort.abort(signal.reason);
+  if (signal.aborted) forwardAbort();
+  else signal.addEventListener("abort", forwardAbort, { once: true });
+  return { signal: requestAbort.signal, release: () => signal.removeEventListener("abort", forwardAbort) };
+}
+
 function lastLines(text: string, count = 3): string {
   return text.trim().split(/\r?\n/).slice(-count).join("\n");
 }
@@ -246,15 +258,12 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     options.onCatalogChanged?.(name);
   };
 
-  /** A request of this connection with the call timeout and its own abort signal (the SDK leaks listeners on shared ones). */
+  /** A request of this connection with its own abort signal (requestSignal), its failures said for the person. */
   const withRequestSignal = async <T>(signal: AbortSignal, what: string, run: (c: Client, requestSignal: AbortSignal) => Promise<T>): Promise<T> => {
     const c = await ensureConnected();
-    const requestAbort = new AbortController();
-    const forwardAbort = () => requestAbort.abort(signal.reason);
-    if (signal.aborted) forwardAbort();
-    else signal.addEventListener("abort", forwardAbort, { once: true });
+    const request = requestSignal(signal);
     try {
-      return await run(c, requestAbort.signal);
+      return await run(c, request.signal);
     } catch (err) {
       if (signal.aborted || isAbortError(err)) throw err;
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
@@ -270,7 +279,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
       }
       throw new McpServerUnavailableError(`The MCP server "${name}" went away during ${what}: ${errorMessage(err)}. toolgate will reconnect on the next request.`);
     } finally {
-      signal.removeEventListener("abort", forwardAbort);
+      request.release();
     }
   };
 
@@ -407,14 +416,10 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     async callTool(toolName, args, callOptions) {
       const c = await ensureConnected();
       const t = transport;
-      // The SDK never removes the abort listener it adds to a request's signal: give it one per call.
-      const requestAbort = new AbortController();
-      const forwardAbort = () => requestAbort.abort(callOptions.signal.reason);
-      if (callOptions.signal.aborted) forwardAbort();
-      else callOptions.signal.addEventListener("abort", forwardAbort, { once: true });
+      const request = requestSignal(callOptions.signal);
       try {
         return (await c.callTool({ name: toolName, arguments: args }, undefined, {
-          signal: requestAbort.signal,
+          signal: request.signal,
           timeout: callTimeoutMs,
           onprogress: (p) => callOptions.onProgress({ progress: p.progress, total: p.total, message: p.message }),
         })) as CallToolResult;
@@ -444,7 +449,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
         }
         throw new McpServerUnavailableError(`The MCP server "${name}" could not be reached while running ${toolName}: ${errorMessage(err)}. toolgate will reconnect on the next call.`);
       } finally {
-        callOptions.signal.removeEventListener("abort", forwardAbort);
+        request.release();
       }
     },
     async close() {

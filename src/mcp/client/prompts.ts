@@ -5,7 +5,7 @@
  */
 import type { McpClientInfo } from "../../core/Tool.js";
 import { normalizeNameForMcp } from "../../core/registry.js";
-import type { McpServerConnection } from "./connection.js";
+import { serverConnections } from "./sessionClients.js";
 import { mapContentBlock } from "./toolResult.js";
 
 export interface McpPromptCommand {
@@ -19,13 +19,9 @@ export interface McpPromptCommand {
   arguments: ReadonlyArray<{ name: string; required: boolean }>;
 }
 
-function isPromptClient(client: McpClientInfo): client is McpServerConnection {
-  return typeof (client as Partial<McpServerConnection>).getPrompt === "function";
-}
-
 /** Every connected server's prompts as commands. */
 export function mcpPromptCommands(clients: readonly McpClientInfo[] | undefined): McpPromptCommand[] {
-  return (clients ?? []).filter(isPromptClient).flatMap((client) =>
+  return serverConnections(clients).flatMap((client) =>
     client.status !== "connected"
       ? []
       : client.prompts.map((p) => {
@@ -73,7 +69,7 @@ export async function expandMcpPrompt(line: string, clients: readonly McpClientI
   if (missing.length) {
     return { kind: "error", message: `/${command.name} needs ${missing.map((m) => `<${m}>`).join(" ")}: usage /${command.name} ${command.argumentHint}` };
   }
-  const client = (clients ?? []).filter(isPromptClient).find((c) => c.name === command.server);
+  const client = serverConnections(clients).find((c) => c.name === command.server);
   if (!client) return { kind: "error", message: `The MCP server ${command.server} is gone.` };
   try {
     const result = await client.getPrompt(command.prompt, values, signal);

@@ -6,25 +6,25 @@
  */
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
-import type { McpClientInfo, ToolUseContext } from "../../core/Tool.js";
+import type { ToolUseContext, ValidationResult } from "../../core/Tool.js";
 import type { ToolResultContentBlock } from "../../core/messages.js";
 import type { McpServerConnection } from "../../mcp/client/connection.js";
+import { serverConnections } from "../../mcp/client/sessionClients.js";
 import { mapContentBlock } from "../../mcp/client/toolResult.js";
 
 export const LIST_MCP_RESOURCES_TOOL_NAME = "ListMcpResourcesTool";
 export const READ_MCP_RESOURCE_TOOL_NAME = "ReadMcpResourceTool";
 
-/** A connection that can list and read resources (every MCP server connection of a session can). */
-function isResourceClient(client: McpClientInfo): client is McpServerConnection {
-  return typeof (client as Partial<McpServerConnection>).readResource === "function";
-}
-
 function resourceClients(context: ToolUseContext): McpServerConnection[] {
-  return (context.options.mcpClients ?? []).filter(isResourceClient);
+  return serverConnections(context.options.mcpClients);
 }
 
-function serverNames(clients: readonly McpServerConnection[]): string {
-  return clients.length ? clients.map((c) => `"${c.name}"`).join(", ") : "(none)";
+/** validateInput of both tools: the server must be one of the session's. */
+function knownServer(server: string, context: ToolUseContext): ValidationResult {
+  const clients = resourceClients(context);
+  if (clients.some((c) => c.name === server)) return { result: true };
+  const names = clients.length ? clients.map((c) => `"${c.name}"`).join(", ") : "(none)";
+  return { result: false, message: `There is no MCP server named "${server}". Configured servers: ${names}.`, errorCode: 1 };
 }
 
 const listInputSchema = () =>
@@ -62,12 +62,7 @@ export const ListMcpResourcesTool = buildTool<ListMcpResourcesInput, ListMcpReso
   isConcurrencySafe: () => true,
   checkPermissions: async (input) => ({ behavior: "allow", updatedInput: input }),
   toAutoClassifierInput: (input) => input.server ?? "",
-  async validateInput(input, context) {
-    if (input.server === undefined) return { result: true };
-    const clients = resourceClients(context);
-    if (clients.some((c) => c.name === input.server)) return { result: true };
-    return { result: false, message: `There is no MCP server named "${input.server}". Configured servers: ${serverNames(clients)}.`, errorCode: 1 };
-  },
+  validateInput: async (input, context) => (input.server === undefined ? { result: true } : knownServer(input.server, context)),
   async call(input, context) {
     const clients = resourceClients(context).filter((c) => input.server === undefined || c.name === input.server);
     const resources: ListedResource[] = [];
@@ -126,11 +121,7 @@ export const ReadMcpResourceTool = buildTool<ReadMcpResourceInput, ReadMcpResour
   isConcurrencySafe: () => true,
   checkPermissions: async (input) => ({ behavior: "allow", updatedInput: input }),
   toAutoClassifierInput: (input) => `${input.server} ${input.uri}`,
-  async validateInput(input, context) {
-    const clients = resourceClients(context);
-    if (clients.some((c) => c.name === input.server)) return { result: true };
-    return { result: false, message: `There is no MCP server named "${input.server}". Configured servers: ${serverNames(clients)}.`, errorCode: 1 };
-  },
+  validateInput: async (input, context) => knownServer(input.server, context),
   async call(input, context) {
     const client = resourceClients(context).find((c) => c.name === input.server);
     if (!client) throw new Error(`There is no MCP server named "${input.server}".`);

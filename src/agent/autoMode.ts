@@ -41,6 +41,7 @@ function reasonAllowsClassifier(reason: PermissionDecisionReason | undefined): b
       return reason.rule.ruleBehavior !== "ask" && reason.rule.ruleBehavior !== "deny";
     case "safetyCheck":
     case "hook":
+    case "userInput":
       return false;
     case "subcommands":
       return reason.parts.every((part) => part.result.behavior !== "deny" && reasonAllowsClassifier((part.result as PermissionResult & { decisionReason?: PermissionDecisionReason }).decisionReason));

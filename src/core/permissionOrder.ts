@@ -47,7 +47,7 @@ export function isForcedAsk(result: PermissionResult): boolean {
 function reasonForcesAsk(reason: PermissionDecisionReason | undefined): boolean {
   if (!reason) return false;
   if (reason.type === "rule") return reason.rule.ruleBehavior === "ask";
-  if (reason.type === "safetyCheck") return true;
+  if (reason.type === "safetyCheck" || reason.type === "userInput") return true;
   if (reason.type === "hook") return reason.hookEvent === "PreToolUse";
   if (reason.type === "subcommands") return reason.parts.some((part) => isForcedAsk(part.result));
   return false;

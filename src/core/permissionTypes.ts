@@ -83,6 +83,8 @@ export type PermissionDecisionReason =
   | { type: "subcommands"; parts: Array<{ command: string; result: PermissionResult }>; decidingPart?: string }
   | { type: "hook"; hookEvent: string; command?: string; reason?: string; file?: string }
   | { type: "tool"; reason: string }
+  /** The call needs the person's own answer (a question to them): always asked, and no rule, mode or classifier answers it. */
+  | { type: "userInput"; reason: string }
   | { type: "nonInteractive"; reason: string }
   | { type: "other"; reason: string };
 

@@ -6,6 +6,7 @@ import { describeRule } from "./describe.js";
 import { getContentRulesForTool, getWholeToolRule } from "./rules.js";
 import { ruleSuggestions } from "./suggestions.js";
 import { howToAllow } from "./explain.js";
+import { nobodyToAnswer } from "./nonInteractive.js";
 
 export { isForcedAsk };
 
@@ -111,7 +112,10 @@ export async function decidePermission(
   });
 }
 
-function dontAskDenial(ask: PermissionAskDecision): PermissionDenyDecision {
+function dontAskDenial(tool: AnyTool, ask: PermissionAskDecision): PermissionDenyDecision {
+  if (ask.decisionReason?.type === "userInput") {
+    return { behavior: "deny", message: nobodyToAnswer(tool.name, "toolgate is in dontAsk mode"), decisionReason: ask.decisionReason };
+  }
   const hint = howToAllow(ask);
   return {
     behavior: "deny",
@@ -134,7 +138,7 @@ function dontAskDenial(ask: PermissionAskDecision): PermissionDenyDecision {
 export const hasPermissionsToUseTool: PermissionDecider = async (tool, input, context, extra) => {
   const decision = await decidePermission(tool, input, context, extra?.hookDecision);
   if (decision.behavior === "ask" && context.getAppState().toolPermissionContext.mode === "dontAsk") {
-    return dontAskDenial(decision);
+    return dontAskDenial(tool, decision);
   }
   return decision;
 };

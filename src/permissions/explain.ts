@@ -26,6 +26,7 @@ export function describeDecisionReason(reason: PermissionDecisionReason | undefi
     case "hook":
       return `${reason.hookEvent} hook${reason.command ? ` ${JSON.stringify(reason.command)}` : ""}${reason.reason ? `: ${reason.reason}` : ""}`;
     case "tool":
+    case "userInput":
     case "nonInteractive":
     case "other":
       return reason.reason;

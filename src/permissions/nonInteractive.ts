@@ -12,12 +12,23 @@ function reasonNotInMessage(decision: PermissionAskDecision): string {
 }
 
 /**
+ * The denial of a call that needs the person's own answer (a question) where no one can give it: the model is
+ * told to go on by itself rather than wait or ask again.
+ */
+export function nobodyToAnswer(toolName: string, why: string): string {
+  return `No one can answer ${toolName} in this session (${why}), so nothing was asked. Do not call it again: go on with your own judgement, pick the most reasonable option for each question, and state that assumption in your reply.`;
+}
+
+/**
  * The canUseTool of sessions that cannot prompt (`toolgate exec`, SDK runs without a callback):
  * what would ask is denied, and the message says why it asked and which rule would allow it.
  */
 export function createNonInteractiveCanUseTool(): CanUseToolFn {
   return async (tool, _input, _context, _assistantMessage, _toolUseID, decision) => {
     if (decision.behavior !== "ask") return decision;
+    if (decision.decisionReason?.type === "userInput") {
+      return { behavior: "deny", message: nobodyToAnswer(tool.name, "it is non-interactive"), decisionReason: { type: "nonInteractive", reason: "needs the user's answer" } };
+    }
     const hint = howToAllow(decision);
     return {
       behavior: "deny",

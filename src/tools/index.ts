@@ -3,6 +3,7 @@ import { ApplyPatchTool } from "./ApplyPatch/index.js";
 import { AgentTool } from "./Agent/index.js";
 import { TodoWriteTool } from "./TodoWrite/index.js";
 import { ExitPlanModeTool } from "./ExitPlanMode/index.js";
+import { AskUserQuestionTool } from "./AskUserQuestion/index.js";
 import { BashTool } from "./Bash/tool.js";
 import { DiagnosticsTool } from "./Diagnostics/index.js";
 import { ListMcpResourcesTool, ReadMcpResourceTool } from "./McpResources/index.js";
@@ -26,6 +27,7 @@ export {
   AgentTool,
   TodoWriteTool,
   ExitPlanModeTool,
+  AskUserQuestionTool,
   BashTool,
   DiagnosticsTool,
   EditTool,
@@ -65,6 +67,7 @@ export function getBuiltinTools(): Tools {
     SkillTool,
     TodoWriteTool,
     ExitPlanModeTool,
+    AskUserQuestionTool,
     AgentTool,
   ];
 }

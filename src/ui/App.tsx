@@ -24,7 +24,8 @@ import { ensureRenderer, isCallTruncated, ToolCall, ToolCalls } from "./ToolCall
 import { PromptInput } from "./PromptInput.js";
 import { PromptHistory } from "./promptHistory.js";
 import { PermissionDialog } from "./PermissionDialog.js";
-import { answerPermission, permissionChoices, type PermissionChoice, type PermissionRequest } from "./permissionAnswer.js";
+import { QuestionDialog } from "./QuestionDialog.js";
+import { answerPermission, answerQuestions, permissionChoices, questionsOf, type PermissionChoice, type PermissionRequest } from "./permissionAnswer.js";
 import { StatusLine } from "./StatusLine.js";
 import { Spinner } from "./Spinner.js";
 import { Picker } from "./Picker.js";
@@ -71,7 +72,9 @@ export interface AppProps {
 interface PendingAsk {
   request: PermissionRequest;
   choices: PermissionChoice[];
-  resolve(answer: { choice: PermissionChoice; feedback?: string }): void;
+  /** AskUserQuestion's questions: the picker is shown instead of the permission dialog. */
+  questions?: ReturnType<typeof questionsOf>;
+  resolve(answer: { choice: PermissionChoice; feedback?: string; answers?: Record<string, string> }): void;
 }
 
 type Overlay = { kind: "rewind" } | { kind: "resume" } | undefined;
@@ -223,9 +226,10 @@ export function App(props: AppProps) {
       const request: PermissionRequest = { tool, input, toolUseID, decision, ...(classifierNote ? { classifierNote } : {}) };
       const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home }, tool.name);
       const signal = callContext.abortController.signal;
-      const answer = await new Promise<{ choice: PermissionChoice; feedback?: string }>((resolve) => {
+      const questions = questionsOf(request);
+      const answer = await new Promise<{ choice: PermissionChoice; feedback?: string; answers?: Record<string, string> }>((resolve) => {
         const deny = choices.find((c) => c.kind === "deny")!;
-        const ask: PendingAsk = { request, choices, resolve };
+        const ask: PendingAsk = { request, choices, resolve, ...(questions ? { questions } : {}) };
         const onAbort = () => {
           setAsks((list) => list.filter((a) => a !== ask));
           resolve({ choice: deny });
@@ -238,6 +242,7 @@ export function App(props: AppProps) {
         };
         setAsks((list) => [...list, ask]);
       });
+      if (questions) return answerQuestions(request, signal.aborted ? undefined : answer.answers);
       const outcome = answerPermission(request, answer.choice, callContext, answer.feedback);
       if (outcome.notice) print(outcome.notice.text, outcome.notice.level);
       return outcome.decision;
@@ -247,9 +252,9 @@ export function App(props: AppProps) {
 
   useEffect(() => props.bindCanUseTool?.(canUseTool), [canUseTool]);
 
-  const answer = (ask: PendingAsk, choice: PermissionChoice, feedback?: string) => {
+  const answer = (ask: PendingAsk, choice: PermissionChoice, feedback?: string, answers?: Record<string, string>) => {
     setAsks((list) => list.filter((a) => a !== ask));
-    ask.resolve({ choice, ...(feedback !== undefined ? { feedback } : {}) });
+    ask.resolve({ choice, ...(feedback !== undefined ? { feedback } : {}), ...(answers ? { answers } : {}) });
   };
 
   const record = (event: AgentEvent) => {
@@ -495,7 +500,14 @@ export function App(props: AppProps) {
           ))}
         {running && !ask && !running.interrupted ? <Spinner startedAt={running.startedAt} now={now} tokens={view.turnOutputTokens} label={running.label} /> : null}
         {running?.interrupted ? <Text dimColor>interrupting: stopping the running tools…</Text> : null}
-        {ask ? (
+        {ask?.questions ? (
+          <QuestionDialog
+            key={ask.request.toolUseID}
+            questions={ask.questions}
+            onAnswer={(answers) => answer(ask, ask.choices[0]!, undefined, answers)}
+            onDecline={() => answer(ask, ask.choices.find((c) => c.kind === "deny")!)}
+          />
+        ) : ask ? (
           <PermissionDialog
             key={ask.request.toolUseID}
             request={ask.request}

@@ -7,6 +7,8 @@ import type { AnyObject, AnyTool, ToolUseContext } from "../core/Tool.js";
 import type { PermissionAskDecision, PermissionDecision, PermissionMode, PermissionUpdate, PermissionUpdateDestination } from "../core/permissionTypes.js";
 import { applyPermissionUpdate, ruleToString, settingsFileForDestination } from "../permissions/index.js";
 import { EXIT_PLAN_MODE_TOOL_NAME } from "../tools/ExitPlanMode/prompt.js";
+import { ASK_USER_QUESTION_TOOL_NAME } from "../tools/AskUserQuestion/prompt.js";
+import type { AskUserQuestionInput } from "../tools/AskUserQuestion/index.js";
 import { modeInWords, scopeInWords, updatesInWords } from "./permissionWording.js";
 
 export interface PermissionRequest {
@@ -61,6 +63,7 @@ function fileNote(destination: PermissionUpdateDestination, file: string | undef
  */
 export function permissionChoices(decision: PermissionAskDecision, where: { cwd: string; home: string }, toolName?: string): PermissionChoice[] {
   if (toolName === EXIT_PLAN_MODE_TOOL_NAME) return PLAN_CHOICES;
+  if (toolName === ASK_USER_QUESTION_TOOL_NAME) return QUESTION_CHOICES;
   const suggestions = decision.suggestions ?? [];
   const choices: PermissionChoice[] = [{ kind: "once", label: "Yes, just this once" }];
   for (const destination of OFFERED) {
@@ -91,6 +94,29 @@ const PLAN_CHOICES: PermissionChoice[] = [
   { kind: "mode", mode: "acceptEdits", label: "Yes, and accept file edits without asking", short: "Yes, and accept edits" },
   { kind: "deny", label: "No, keep planning: tell the model what to change" },
 ];
+
+/** The picker answers (the answers go into the input) or declines. */
+const QUESTION_CHOICES: PermissionChoice[] = [
+  { kind: "once", label: "Answer" },
+  { kind: "deny", label: "Decline to answer" },
+];
+
+/** The questions of an AskUserQuestion call (validated by the pipeline before it asks); undefined for any other call. */
+export function questionsOf(request: PermissionRequest): AskUserQuestionInput["questions"] | undefined {
+  if (request.tool.name !== ASK_USER_QUESTION_TOOL_NAME) return undefined;
+  const questions = (request.input as Partial<AskUserQuestionInput>).questions;
+  return Array.isArray(questions) ? questions : undefined;
+}
+
+/** The picker's answers become the call's input; no answers (Esc, an interrupt) is a deny the model can act on. */
+export function answerQuestions(request: PermissionRequest, answers: Record<string, string> | undefined): PermissionDecision {
+  if (answers) return { behavior: "allow", updatedInput: { ...request.input, answers }, decisionReason: { type: "other", reason: "answered by the user" } };
+  return {
+    behavior: "deny",
+    message: "The user declined to answer your questions. Do not ask them again: go on with your own judgement, or ask in plain text if you cannot continue without an answer.",
+    decisionReason: { type: "other", reason: "declined by the user" },
+  };
+}
 
 function planRejection(feedback: string | undefined): string {
   return feedback

@@ -22,6 +22,7 @@ const LOADERS: Readonly<Record<string, Loader>> = {
   WebSearch: () => import("../tools/WebSearch/ui.js"),
   TodoWrite: () => import("../tools/TodoWrite/ui.js"),
   ExitPlanMode: () => import("../tools/ExitPlanMode/ui.js"),
+  AskUserQuestion: () => import("../tools/AskUserQuestion/ui.js"),
   Agent: () => import("../tools/Agent/ui.js"),
   Task: () => import("../tools/Agent/ui.js"),
   Skill: () => import("../tools/Skill/ui.js"),

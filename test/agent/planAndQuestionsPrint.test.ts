@@ -1,0 +1,149 @@
+/**
+ * ExitPlanMode and AskUserQuestion in `toolgate -p --input-format stream-json --output-format stream-json`, with
+ * the test as the SDK host: it answers `can_use_tool` as the Agent SDK does (allow, allow with updatedInput
+ * carrying `answers`, deny with a message). Without anyone to answer, the question fails and the model is told
+ * to go on by itself. Both tools are in the init line's tool list.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import type { FakeModelServer } from "../../scripts/fake-model.mjs";
+import { agentEnv, cliArgs, project, repoRoot, runCli, serveModel, type CliRun } from "../cli/agentRun.js";
+
+vi.setConfig({ testTimeout: 120_000 });
+
+const STREAM = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--no-sandbox"];
+const PLAN = "# Add notes\n\n1. Write notes.txt";
+const QUESTIONS = [
+  { question: "Which date library should we use?", header: "Library", options: [{ label: "date-fns", description: "functions" }, { label: "dayjs", description: "small" }], multiSelect: false },
+  { question: "Which features do you want?", header: "Features", options: [{ label: "dark mode", description: "" }, { label: "export", description: "" }, { label: "sync", description: "" }], multiSelect: true },
+];
+
+type Line = Record<string, any>;
+type Answer = (request: Line) => Record<string, unknown>;
+
+/** The CLI with stdin open: each can_use_tool request is answered by `answer` (by tool name); stdin ends at the result. */
+function host(dir: string, server: FakeModelServer, args: string[], answer: Answer): Promise<CliRun & { asked: Line[] }> {
+  const child = spawn(process.execPath, [...cliArgs, ...STREAM, "--cwd", dir, ...args], { cwd: repoRoot, env: agentEnv(server, dir), stdio: ["pipe", "pipe", "pipe"] });
+  const write = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+  write({ type: "user", message: { role: "user", content: "go" } });
+  const asked: Line[] = [];
+  const lines: Line[] = [];
+  let stdout = "";
+  let stderr = "";
+  let partial = "";
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d;
+    partial += d;
+    let nl: number;
+    while ((nl = partial.indexOf("\n")) >= 0) {
+      const line = JSON.parse(partial.slice(0, nl)) as Line;
+      partial = partial.slice(nl + 1);
+      lines.push(line);
+      if (line.type === "control_request" && line.request.subtype === "can_use_tool") {
+        asked.push(line.request);
+        write({ type: "control_response", response: { subtype: "success", request_id: line.request_id, response: answer(line.request) } });
+      }
+      if (line.type === "result") child.stdin.end();
+    }
+  });
+  child.stderr.on("data", (d: Buffer) => (stderr += d));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr, lines, asked })));
+}
+
+/** The tool_result the model was sent for `id`. */
+function sentResult(server: FakeModelServer, id: string): { text: string; isError: boolean } {
+  for (const request of server.requests() as Array<{ body: any }>) {
+    for (const message of request.body.messages ?? []) {
+      for (const block of Array.isArray(message.content) ? message.content : []) {
+        if (block.type === "tool_result" && block.tool_use_id === id) {
+          return { text: typeof block.content === "string" ? block.content : block.content.map((b: any) => b.text ?? "").join("\n"), isError: block.is_error === true };
+        }
+      }
+    }
+  }
+  throw new Error(`no tool_result for ${id} was sent`);
+}
+
+const use = (id: string, name: string, input: Record<string, unknown>) => ({ content: [{ type: "tool_use" as const, id, name, input }] });
+const done = { content: [{ type: "text" as const, text: "done" }] };
+
+describe("toolgate -p: ExitPlanMode answered over can_use_tool", () => {
+  it("allow leaves plan mode: the plan is asked about, then a write is asked (not denied by plan mode) and runs", async () => {
+    const dir = project();
+    const notes = path.join(dir, "notes.txt");
+    const server = await serveModel({ turns: [use("toolu_plan", "ExitPlanMode", { plan: PLAN }), use("toolu_write", "Write", { file_path: notes, content: "notes\n" }), done] });
+    const run = await host(dir, server, ["--permission-mode", "plan"], () => ({ behavior: "allow" }));
+    expect(run.code).toBe(0);
+    const init = run.lines.find((l) => l.type === "system" && l.subtype === "init")!;
+    expect(init.permissionMode).toBe("plan");
+    expect(init.tools).toEqual(expect.arrayContaining(["ExitPlanMode", "AskUserQuestion", "TodoWrite"]));
+    expect(run.asked.map((r) => r.tool_name)).toEqual(["ExitPlanMode", "Write"]);
+    expect(run.asked[0]!.input).toEqual({ plan: PLAN });
+    const plan = sentResult(server, "toolu_plan");
+    expect(plan.isError).toBe(false);
+    expect(plan.text).toContain("left plan mode (now default mode)");
+    expect(fs.readFileSync(notes, "utf8")).toBe("notes\n");
+  });
+
+  it("deny with a message keeps plan mode: the message reaches the model, and the next write is denied unasked", async () => {
+    const dir = project();
+    const notes = path.join(dir, "notes.txt");
+    const server = await serveModel({ turns: [use("toolu_plan", "ExitPlanMode", { plan: PLAN }), use("toolu_write", "Write", { file_path: notes, content: "notes\n" }), done] });
+    const run = await host(dir, server, ["--permission-mode", "plan"], () => ({ behavior: "deny", message: "Split step 1 into two steps first." }));
+    expect(run.code).toBe(0);
+    expect(run.asked.map((r) => r.tool_name)).toEqual(["ExitPlanMode"]);
+    const plan = sentResult(server, "toolu_plan");
+    expect(plan.isError).toBe(true);
+    expect(plan.text).toContain("Split step 1 into two steps first.");
+    const write = sentResult(server, "toolu_write");
+    expect(write.isError).toBe(true);
+    expect(write.text).toContain("plan mode");
+    expect(fs.existsSync(notes)).toBe(false);
+  });
+});
+
+describe("toolgate -p: AskUserQuestion", () => {
+  it("the host's allow with updatedInput.answers is the tool_result: a label, and several joined", async () => {
+    const dir = project();
+    const server = await serveModel({ turns: [use("toolu_ask", "AskUserQuestion", { questions: QUESTIONS }), done] });
+    const run = await host(dir, server, [], (request) => ({
+      behavior: "allow",
+      updatedInput: { ...request.input, answers: { [QUESTIONS[0]!.question]: "dayjs", [QUESTIONS[1]!.question]: "dark mode, sync" } },
+    }));
+    expect(run.code).toBe(0);
+    expect(run.asked).toHaveLength(1);
+    expect(run.asked[0]).toMatchObject({ tool_name: "AskUserQuestion", tool_use_id: "toolu_ask", input: { questions: QUESTIONS } });
+    const answer = sentResult(server, "toolu_ask");
+    expect(answer.isError).toBe(false);
+    expect(answer.text).toContain('"Which date library should we use?" → "dayjs"');
+    expect(answer.text).toContain('"Which features do you want?" → "dark mode, sync"');
+  });
+
+  it("--permission-prompts none: nothing is sent to the host and the call fails saying no one can answer", async () => {
+    const dir = project();
+    const server = await serveModel({ turns: [use("toolu_ask", "AskUserQuestion", { questions: QUESTIONS }), done] });
+    const run = await host(dir, server, ["--permission-prompts", "none"], () => {
+      throw new Error("nothing may be asked");
+    });
+    expect(run.asked).toEqual([]);
+    const answer = sentResult(server, "toolu_ask");
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toContain("No one can answer AskUserQuestion in this session");
+    expect(answer.text).toContain("go on with your own judgement");
+    expect(run.lines.at(-1)).toMatchObject({ type: "result", result: "done" });
+  });
+
+  it("without a control channel (a prompt argument) the call fails the same way; init lists both tools", async () => {
+    const dir = project();
+    const server = await serveModel({ turns: [use("toolu_ask", "AskUserQuestion", { questions: QUESTIONS }), done] });
+    const run = await runCli(["-p", "pick a library", "--cwd", dir, "--output-format", "stream-json", "--verbose", "--no-sandbox"], agentEnv(server, dir));
+    const init = run.lines.find((l) => l.type === "system" && l.subtype === "init")!;
+    expect(init.tools).toEqual(expect.arrayContaining(["ExitPlanMode", "AskUserQuestion"]));
+    expect(run.lines.some((l) => l.type === "control_request")).toBe(false);
+    const answer = sentResult(server, "toolu_ask");
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toContain("No one can answer AskUserQuestion in this session (it is non-interactive)");
+  });
+});

@@ -87,6 +87,18 @@ describe("toolgate -p: ExitPlanMode answered over can_use_tool", () => {
     expect(fs.readFileSync(notes, "utf8")).toBe("notes\n");
   });
 
+  it("allow with the suggested setMode leaves plan mode for acceptEdits: the write runs without asking", async () => {
+    const dir = project();
+    const notes = path.join(dir, "notes.txt");
+    const server = await serveModel({ turns: [use("toolu_plan", "ExitPlanMode", { plan: PLAN }), use("toolu_write", "Write", { file_path: notes, content: "notes\n" }), done] });
+    const run = await host(dir, server, ["--permission-mode", "plan"], (request) => ({ behavior: "allow", updatedPermissions: request.permission_suggestions }));
+    expect(run.code).toBe(0);
+    expect(run.asked.map((r) => r.tool_name)).toEqual(["ExitPlanMode"]);
+    expect(run.asked[0]!.permission_suggestions).toEqual([{ type: "setMode", mode: "acceptEdits", destination: "session" }]);
+    expect(sentResult(server, "toolu_plan").text).toContain("now acceptEdits mode");
+    expect(fs.readFileSync(notes, "utf8")).toBe("notes\n");
+  });
+
   it("deny with a message keeps plan mode: the message reaches the model, and the next write is denied unasked", async () => {
     const dir = project();
     const notes = path.join(dir, "notes.txt");

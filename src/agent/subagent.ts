@@ -14,14 +14,19 @@ import { formatError } from "../core/errors.js";
 import type { Provider } from "../providers/index.js";
 import { AGENT_TOOL_NAME, createAgentTool } from "../tools/Agent/index.js";
 import { TASK_STOP_TOOL_NAME } from "../tools/TaskStop/prompt.js";
+import { EXIT_PLAN_MODE_TOOL_NAME } from "../tools/ExitPlanMode/prompt.js";
+import { ASK_USER_QUESTION_TOOL_NAME } from "../tools/AskUserQuestion/prompt.js";
 import { query, type AgentResult } from "./query.js";
 import { textOf } from "./history.js";
 import { DEFAULT_SUBAGENT_MAX_TURNS, type AgentTypeDefinition } from "./agentTypes.js";
 import { TRANSCRIPT_VERSION } from "./transcript.js";
 import { appendPrivateFileSync, ensurePrivateDirSync } from "../util/privateFiles.js";
 
-/** Tools a subagent never has: it cannot start subagents, nor stop the parent's background tasks. */
-const NEVER_FOR_SUBAGENTS = new Set([AGENT_TOOL_NAME, TASK_STOP_TOOL_NAME]);
+/**
+ * Tools a subagent never has: it cannot start subagents, stop the parent's background tasks, take the session
+ * out of plan mode, or question the user (its parent asks; the subagent reports back).
+ */
+const NEVER_FOR_SUBAGENTS = new Set([AGENT_TOOL_NAME, TASK_STOP_TOOL_NAME, EXIT_PLAN_MODE_TOOL_NAME, ASK_USER_QUESTION_TOOL_NAME]);
 
 /** Read at each run: changing `provider` or `smallModel` (the UI's /model) applies to the next subagent. */
 export interface SubagentRunnerOptions {

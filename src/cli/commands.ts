@@ -185,7 +185,8 @@ export async function mcpServeCommand(flags: McpServeFlags): Promise<number> {
   // Not served: ToolSearch only matters to a model with deferred tools (an MCP client already sees every
   // served tool); TodoWrite is a task list for toolgate's own agent (a client keeps its own); WebSearch when
   // settings name no search backend (a call could only say how to configure one). Agent is off by itself (no model).
-  const notServed = new Set(["ToolSearch", "TodoWrite", ...(webSearchBackend(probe.context).kind === "none" ? ["WebSearch"] : [])]);
+  // ExitPlanMode and AskUserQuestion talk to toolgate's own user, whom a client does not have.
+  const notServed = new Set(["ToolSearch", "TodoWrite", "ExitPlanMode", "AskUserQuestion", ...(webSearchBackend(probe.context).kind === "none" ? ["WebSearch"] : [])]);
   // The probe's built-in tools: Diagnostics among them when language servers are configured.
   const tools = (probe.context.options.builtinTools ?? getBuiltinTools()).filter((t) => !notServed.has(t.name));
   const { runMcpServe } = await import("./mcp.js");

@@ -150,7 +150,7 @@ describe("toolgate CLI", () => {
       expect(names).toEqual(expect.arrayContaining(["WebFetch", "Skill"]));
       // nothing a client cannot use: no deferred-tool search, no agent task list, no subagents without a model,
       // no WebSearch without a configured backend
-      for (const absent of ["ToolSearch", "TodoWrite", "Agent", "Task", "WebSearch"]) expect(names).not.toContain(absent);
+      for (const absent of ["ToolSearch", "TodoWrite", "ExitPlanMode", "AskUserQuestion", "Agent", "Task", "WebSearch"]) expect(names).not.toContain(absent);
       expect(tools.find((t) => t.name === "Read")?.annotations?.readOnlyHint).toBe(true);
       const read = await client.callTool({ name: "Read", arguments: { file_path: file } });
       expect(read.isError).toBeFalsy();

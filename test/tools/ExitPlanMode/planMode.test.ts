@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import type { CanUseToolFn, ToolUseContext } from "../../../src/core/Tool.js";
 import type { PermissionDecision, PermissionMode } from "../../../src/core/permissionTypes.js";
 import { createNonInteractiveCanUseTool, hasPermissionsToUseTool } from "../../../src/permissions/index.js";
-import { AskUserQuestionTool, BashTool, EditTool, ExitPlanModeTool, GlobTool, ReadTool, TodoWriteTool, WriteTool } from "../../../src/tools/index.js";
+import { AskUserQuestionTool, BashTool, EditTool, ExitPlanModeTool, GlobTool, ReadTool, TodoWriteTool, WriteTool, getBuiltinTools } from "../../../src/tools/index.js";
+import { subagentTools } from "../../../src/agent/subagent.js";
 import { answerPermission, permissionChoices } from "../../../src/ui/permissionAnswer.js";
 import { tempDir, testContext } from "../../helpers.js";
 import { permissionContext, runTool } from "../Bash/helpers.js";
@@ -147,5 +148,17 @@ describe("plan mode", () => {
     expect(answered.asked).toEqual(["AskUserQuestion"]);
     expect(ask.text).toContain('"Which name?" → "baz"');
     expect(mode(context)).toBe("plan");
+  });
+});
+
+describe("subagents", () => {
+  it("never get ExitPlanMode or AskUserQuestion, even when their type lists them", () => {
+    const names = (tools: readonly { name: string }[]) => tools.map((t) => t.name);
+    expect(names(getBuiltinTools())).toEqual(expect.arrayContaining(["ExitPlanMode", "AskUserQuestion"]));
+    const all = names(subagentTools(getBuiltinTools(), {}));
+    expect(all).toContain("TodoWrite");
+    expect(all).not.toContain("ExitPlanMode");
+    expect(all).not.toContain("AskUserQuestion");
+    expect(names(subagentTools(getBuiltinTools(), { tools: ["ExitPlanMode", "AskUserQuestion", "Read"] }))).toEqual(["Read"]);
   });
 });

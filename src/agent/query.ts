@@ -26,6 +26,7 @@ import { countContextTokens, estimateTokens, getModelInfo } from "../providers/i
 import { summarizeMessageChanges, type ChangeSummary } from "./changes.js";
 import { estimateCostUSD } from "./cost.js";
 import { todoReminder } from "./todos.js";
+import { EXIT_PLAN_MODE_TOOL_NAME, planModeReminder } from "../tools/ExitPlanMode/prompt.js";
 
 export type AgentStopReason = "completed" | "max_turns" | "aborted" | "prompt_too_long" | "error" | "hook_stopped";
 
@@ -156,6 +157,13 @@ function takeBackRefusedPrompt(messages: Message[], prompt: UserMessage): boolea
   return true;
 }
 
+/** Plan mode, and the model has ExitPlanMode to leave it with (a subagent does not). */
+function inPlanModeWithExit(context: ToolUseContext): boolean {
+  if (context.getAppState().toolPermissionContext.mode !== "plan") return false;
+  const tools = context.options.refreshTools?.() ?? context.options.tools;
+  return tools.some((t) => t.name === EXIT_PLAN_MODE_TOOL_NAME);
+}
+
 /** Wraps a prompt as the first user message, with hook context after it. */
 function promptMessage(prompt: string | UserBlock[], hookContext: string[]): UserMessage {
   const content: UserBlock[] = typeof prompt === "string" ? [text(prompt)] : [...prompt];
@@ -227,6 +235,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       // telemetry is best effort
     }
     const first = promptMessage(prompt, submitted?.additionalContext ?? []);
+    if (inPlanModeWithExit(context) && Array.isArray(first.content)) first.content.push(text(planModeReminder()));
     // A prompt larger than a whole request may be is refused here, before it is sent or becomes history, so
     // the session stays usable (the API would refuse it, and every later request of the session with it).
     const promptTokens = promptTokenEstimate(first);

@@ -81,6 +81,8 @@ describe("toolgate -p: ExitPlanMode answered over can_use_tool", () => {
     expect(init.tools).toEqual(expect.arrayContaining(["ExitPlanMode", "AskUserQuestion", "TodoWrite"]));
     expect(run.asked.map((r) => r.tool_name)).toEqual(["ExitPlanMode", "Write"]);
     expect(run.asked[0]!.input).toEqual({ plan: PLAN });
+    // the prompt told the model it is in plan mode and how to leave it
+    expect(JSON.stringify((server.requests()[0]!.body as any).messages.at(-1))).toContain("The session is in plan mode");
     const plan = sentResult(server, "toolu_plan");
     expect(plan.isError).toBe(false);
     expect(plan.text).toContain("left plan mode (now default mode)");
@@ -127,6 +129,7 @@ describe("toolgate -p: AskUserQuestion", () => {
     expect(run.code).toBe(0);
     expect(run.asked).toHaveLength(1);
     expect(run.asked[0]).toMatchObject({ tool_name: "AskUserQuestion", tool_use_id: "toolu_ask", input: { questions: QUESTIONS } });
+    expect(JSON.stringify(server.requests()[0]!.body)).not.toContain("The session is in plan mode");
     const answer = sentResult(server, "toolu_ask");
     expect(answer.isError).toBe(false);
     expect(answer.text).toContain('"Which date library should we use?" → "dayjs"');

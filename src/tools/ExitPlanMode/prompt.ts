@@ -1,5 +1,12 @@
 export const EXIT_PLAN_MODE_TOOL_NAME = "ExitPlanMode";
 
+/** Sent with each prompt while the session is in plan mode, so the model knows before a write is denied. */
+export function planModeReminder(): string {
+  return `<system-reminder>
+The session is in plan mode: the user wants a plan before any change. Only read-only tools run (reading, searching, TodoWrite, AskUserQuestion); anything that changes a file or runs a changing command is denied. Investigate, then present the plan with ${EXIT_PLAN_MODE_TOOL_NAME} and wait for the user's approval; for a question that needs no change, just answer.
+</system-reminder>`;
+}
+
 export function exitPlanModeDescription(): string {
   return "In plan mode: present your finished plan to the user and ask to leave plan mode and start the work.";
 }

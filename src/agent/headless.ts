@@ -264,7 +264,8 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     const outside = await askOutside(tool, input, toolUseID, decision);
     if (outside) return outside;
     const verdict = await fallback(tool, input, context, assistantMessage, toolUseID, decision);
-    if (verdict.behavior === "deny") unanswered.add(toolUseID);
+    // A question no one could answer is no call to allow: the model goes on by itself, and the run is not a failure.
+    if (verdict.behavior === "deny" && decision.decisionReason?.type !== "userInput") unanswered.add(toolUseID);
     return verdict;
   };
 

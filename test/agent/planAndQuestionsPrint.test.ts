@@ -160,5 +160,11 @@ describe("toolgate -p: AskUserQuestion", () => {
     const answer = sentResult(server, "toolu_ask");
     expect(answer.isError).toBe(true);
     expect(answer.text).toContain("No one can answer AskUserQuestion in this session (it is non-interactive)");
+
+    // text output: the model went on by itself, so the run succeeds (no exit 3 for a call someone could allow)
+    const again = await serveModel({ turns: [use("toolu_ask", "AskUserQuestion", { questions: QUESTIONS }), done] });
+    const plain = await runCli(["-p", "pick a library", "--cwd", dir, "--no-sandbox"], agentEnv(again, dir));
+    expect(plain.stdout.trim()).toBe("done");
+    expect(plain.code).toBe(0);
   });
 });

@@ -119,12 +119,13 @@ describe("toolgate -p: ExitPlanMode answered over can_use_tool", () => {
 });
 
 describe("toolgate -p: AskUserQuestion", () => {
-  it("the host's allow with updatedInput.answers is the tool_result: a label, and several joined", async () => {
+  it("the host's allow with updatedInput.answers is the tool_result: a label (with its note), and several joined", async () => {
     const dir = project();
     const server = await serveModel({ turns: [use("toolu_ask", "AskUserQuestion", { questions: QUESTIONS }), done] });
     const run = await host(dir, server, [], (request) => ({
       behavior: "allow",
-      updatedInput: { ...request.input, answers: { [QUESTIONS[0]!.question]: "dayjs", [QUESTIONS[1]!.question]: "dark mode, sync" } },
+      // Claude Code's answer shape, annotations included
+      updatedInput: { ...request.input, answers: { [QUESTIONS[0]!.question]: "dayjs", [QUESTIONS[1]!.question]: "dark mode, sync" }, annotations: { [QUESTIONS[0]!.question]: { notes: "smallest bundle" } } },
     }));
     expect(run.code).toBe(0);
     expect(run.asked).toHaveLength(1);
@@ -132,7 +133,7 @@ describe("toolgate -p: AskUserQuestion", () => {
     expect(JSON.stringify(server.requests()[0]!.body)).not.toContain("The session is in plan mode");
     const answer = sentResult(server, "toolu_ask");
     expect(answer.isError).toBe(false);
-    expect(answer.text).toContain('"Which date library should we use?" → "dayjs"');
+    expect(answer.text).toContain('"Which date library should we use?" → "dayjs" (their note: smallest bundle)');
     expect(answer.text).toContain('"Which features do you want?" → "dark mode, sync"');
   });
 

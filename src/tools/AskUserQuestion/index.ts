@@ -21,6 +21,9 @@ const inputSchema = () =>
     questions: z.array(questionSchema).min(1, "ask at least 1 question").max(4, "ask at most 4 questions in one call").describe("1 to 4 questions"),
     // Filled by whoever answers (the picker, or the SDK host's can_use_tool answer), not by the model.
     answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional().describe("Leave out: the user's answers are filled in when they answer"),
+    // Claude Code's other answer fields, so an SDK host's answer in its shape is taken as it is: notes reach the model.
+    annotations: z.record(z.string(), z.object({ notes: z.string().optional() }).loose()).optional().describe("Leave out: the user's notes on their answers"),
+    metadata: z.object({ source: z.string().optional() }).loose().optional().describe("Leave out"),
   });
 
 export type AskUserQuestionInput = z.infer<ReturnType<typeof inputSchema>>;
@@ -30,6 +33,8 @@ export interface AskUserQuestionOutput {
   questions: Question[];
   /** Question text → the chosen label(s), joined with ", ", or the text typed under Other. */
   answers: Record<string, string>;
+  /** Question text → a note the user added to their answer. */
+  notes: Record<string, string>;
 }
 
 /** One answer as text: several picked labels are joined as Claude Code joins them. */
@@ -80,19 +85,26 @@ export const AskUserQuestionTool = buildTool<AskUserQuestionInput, AskUserQuesti
   async call(input) {
     const given = input.answers ?? {};
     const answers: Record<string, string> = {};
+    const notes: Record<string, string> = {};
     for (const q of input.questions) {
       const value = given[q.question];
       const text = value === undefined ? "" : answerText(value);
       if (text) answers[q.question] = text;
+      const note = input.annotations?.[q.question]?.notes?.trim();
+      if (note) notes[q.question] = note;
     }
     // an approval that brought no answer (a hook's allow, a host that did not fill answers) answered nothing
     if (Object.keys(answers).length === 0) {
       throw new Error("The call was approved but no answer came with it, so the user's answers are unknown. Do not ask again: go on with your own judgement and state the assumptions you made.");
     }
-    return { data: { questions: input.questions, answers } };
+    return { data: { questions: input.questions, answers, notes } };
   },
   mapToolResultToToolResultBlockParam(output, toolUseID) {
-    const lines = output.questions.map((q) => `- "${q.question}" → ${output.answers[q.question] !== undefined ? `"${output.answers[q.question]}"` : "(not answered)"}`);
+    const lines = output.questions.map((q) => {
+      const answer = output.answers[q.question];
+      const note = output.notes[q.question];
+      return `- "${q.question}" → ${answer !== undefined ? `"${answer}"` : "(not answered)"}${note ? ` (their note: ${note})` : ""}`;
+    });
     return {
       type: "tool_result",
       tool_use_id: toolUseID,

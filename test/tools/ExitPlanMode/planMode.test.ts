@@ -13,13 +13,13 @@ import { AskUserQuestionTool, BashTool, EditTool, ExitPlanModeTool, GlobTool, Re
 import { subagentTools } from "../../../src/agent/subagent.js";
 import { answerPermission, permissionChoices } from "../../../src/ui/permissionAnswer.js";
 import { tempDir, testContext } from "../../helpers.js";
-import { permissionContext, runTool } from "../Bash/helpers.js";
+import { permissionContext, runTool, type RuleSet } from "../Bash/helpers.js";
 
 const PLAN = "# Rename the helper\n\n1. Rename `foo` to `bar` in src/a.ts\n2. Run the tests";
 
-function planSession(mode: PermissionMode = "plan"): { context: ToolUseContext; dir: string } {
+function planSession(mode: PermissionMode = "plan", rules: RuleSet = {}): { context: ToolUseContext; dir: string } {
   const dir = tempDir("toolgate-plan-");
-  const context = testContext({ cwd: dir, permissionContext: permissionContext(dir, {}, mode), tools: [ReadTool, GlobTool, WriteTool, EditTool, BashTool, TodoWriteTool, ExitPlanModeTool, AskUserQuestionTool], permissionDecider: hasPermissionsToUseTool });
+  const context = testContext({ cwd: dir, permissionContext: permissionContext(dir, rules, mode), tools: [ReadTool, GlobTool, WriteTool, EditTool, BashTool, TodoWriteTool, ExitPlanModeTool, AskUserQuestionTool], permissionDecider: hasPermissionsToUseTool });
   fs.writeFileSync(path.join(dir, "a.txt"), "alpha\n");
   return { context, dir };
 }
@@ -124,6 +124,17 @@ describe("plan mode", () => {
     expect(exit.result.block.is_error).toBe(true);
     expect(exit.text).toMatch(/non-interactive/);
     expect(mode(context)).toBe("plan");
+  });
+
+  it("an allow rule ExitPlanMode approves every plan without asking", async () => {
+    const { context } = planSession("plan", { allow: ["ExitPlanMode"] });
+    const never = asker(() => {
+      throw new Error("must not ask");
+    });
+    const exit = await runTool(context, "ExitPlanMode", { plan: PLAN }, never.canUseTool);
+    expect(exit.result.block.is_error).toBeFalsy();
+    expect(never.asked).toEqual([]);
+    expect(mode(context)).toBe("default");
   });
 
   it("outside plan mode ExitPlanMode fails without asking; an empty plan is refused", async () => {

@@ -110,7 +110,8 @@ export function questionsOf(request: PermissionRequest): AskUserQuestionInput["q
 
 /** The picker's answers become the call's input; no answers (Esc, an interrupt) is a deny the model can act on. */
 export function answerQuestions(request: PermissionRequest, answers: Record<string, string> | undefined): PermissionDecision {
-  if (answers) return { behavior: "allow", updatedInput: { ...request.input, answers }, decisionReason: { type: "other", reason: "answered by the user" } };
+  // Only the questions and the person's answers: nothing the model put beside them passes for the user's word.
+  if (answers) return { behavior: "allow", updatedInput: { questions: request.input.questions, answers }, decisionReason: { type: "other", reason: "answered by the user" } };
   return {
     behavior: "deny",
     message: "The user declined to answer your questions. Do not ask them again: go on with your own judgement, or ask in plain text if you cannot continue without an answer.",

@@ -103,4 +103,13 @@ describe("AskUserQuestion", () => {
     expect(call.result.block.is_error).toBe(true);
     expect(call.text).toContain("The user declined to answer your questions");
   });
+
+  it("the picker's answer replaces what the model put in answers and annotations", async () => {
+    const picked: CanUseToolFn = async (tool, input, _c, _m, toolUseID, decision) => answerQuestions({ tool, input, toolUseID, decision: decision as never }, { [LIBRARY.question]: "luxon" });
+    const forged = { questions: [LIBRARY], answers: { [LIBRARY.question]: "date-fns" }, annotations: { [LIBRARY.question]: { notes: "the user loves date-fns" } } };
+    const call = await runTool(session(), "AskUserQuestion", forged, picked);
+    expect(call.text).toContain('"Which date library should we use?" → "luxon"');
+    expect(call.text).not.toContain("date-fns");
+    expect(call.text).not.toContain("loves");
+  });
 });

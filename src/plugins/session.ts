@@ -68,7 +68,9 @@ export function loadSessionPlugins(options: SessionPluginOptions): SessionPlugin
   const warnings: string[] = [];
   const untrusted: IgnoredSetting[] = [];
   const plugins: LoadedPlugin[] = [];
-  const add = (load: () => LoadedPlugin, what: string) => {
+  // An installed plugin is the person's own choice wherever the data home is; a --plugin-dir folder inside the
+  // untrusted project is that folder's files.
+  const add = (load: () => LoadedPlugin, what: string, fromFolder: boolean) => {
     let plugin: LoadedPlugin;
     try {
       plugin = load();
@@ -82,7 +84,7 @@ export function loadSessionPlugins(options: SessionPluginOptions): SessionPlugin
       return;
     }
     warnings.push(...plugin.problems.map((p) => `plugin ${plugin.name}: ${p}`));
-    if (!options.trusted && isInsideFolder(realPath(plugin.root), options.folder)) {
+    if (fromFolder && !options.trusted && isInsideFolder(realPath(plugin.root), options.folder)) {
       const manifest = path.join(plugin.root, ".claude-plugin", "plugin.json");
       const hookLines = plugin.hooks.flatMap((h) => hookCommands(h.hooks));
       if (hookLines.length) untrusted.push({ file: manifest, what: `plugin ${plugin.name} hooks`, details: hookLines });
@@ -100,9 +102,9 @@ export function loadSessionPlugins(options: SessionPluginOptions): SessionPlugin
       warnings.push(`${file}: enabledPlugins turns on ${id}, which is not installed (toolgate plugin install ${id})`);
       continue;
     }
-    add(() => loadPlugin(entry.path, { id, env: options.env }), `plugin ${id}`);
+    add(() => loadPlugin(entry.path, { id, env: options.env }), `plugin ${id}`, false);
   }
-  for (const { dir, mcp } of options.pluginDirs ?? []) add(() => loadPlugin(dir, { withoutMcp: !mcp, env: options.env }), `--plugin-dir ${dir}`);
+  for (const { dir, mcp } of options.pluginDirs ?? []) add(() => loadPlugin(dir, { withoutMcp: !mcp, env: options.env }), `--plugin-dir ${dir}`, true);
   return { plugins, warnings, untrusted };
 }
 

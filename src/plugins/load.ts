@@ -80,6 +80,12 @@ function componentRoots(root: string, defaultFolder: string, extra: readonly str
   return roots;
 }
 
+/** The default file and a manifest path naming the same file count once. */
+function unique(root: string, sources: ReadonlyArray<string | Record<string, unknown>>): Array<string | Record<string, unknown>> {
+  const seen = new Set<string>();
+  return sources.filter((s) => typeof s !== "string" || (!seen.has(path.resolve(root, s)) && Boolean(seen.add(path.resolve(root, s)))));
+}
+
 /** Claude Code's hooks files hold `{hooks: {...}}`; inline manifest hooks may be that or the events map itself. */
 function hooksValue(value: unknown): unknown {
   return isObject(value) && isObject(value.hooks) ? value.hooks : value;
@@ -106,7 +112,7 @@ export function loadPlugin(rootDir: string, options: LoadPluginOptions = {}): Lo
 
   const hooks: PluginHooksFile[] = [];
   const hookSources: Array<string | Record<string, unknown>> = [...(fs.existsSync(path.join(root, "hooks", "hooks.json")) ? ["./hooks/hooks.json"] : []), ...manifest.hooks];
-  for (const source of new Set(hookSources)) {
+  for (const source of unique(root, hookSources)) {
     if (typeof source !== "string") {
       hooks.push({ file: manifestFile, hooks: hooksValue(source) });
       continue;
@@ -124,7 +130,7 @@ export function loadPlugin(rootDir: string, options: LoadPluginOptions = {}): Lo
     const env = { ...(options.env ?? process.env), [PLUGIN_ROOT_VARIABLE]: root };
     const serverSources: Array<string | Record<string, unknown>> = [...(fs.existsSync(path.join(root, ".mcp.json")) ? ["./.mcp.json"] : []), ...manifest.mcpServers];
     const errors: McpConfigError[] = [];
-    for (const source of new Set(serverSources)) {
+    for (const source of unique(root, serverSources)) {
       let document: unknown;
       let from = manifestFile;
       if (typeof source === "string") {

@@ -7,6 +7,7 @@ import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { agentEnv, project, runCli, serveModel } from "../cli/agentRun.js";
 import { tempDir } from "../helpers.js";
+import type { FakeModelTurn } from "../../scripts/fake-model.mjs";
 import { SHOUT_TOOL, write, writePlugin } from "./fixtures.js";
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -60,7 +61,7 @@ describe("plugins and folder trust", () => {
   it("a plugin folder inside an untrusted project: its command loads, its hook and server wait for trust", async () => {
     const dir = project();
     const plugin = writePlugin(path.join(dir, "tools/kit"));
-    const turns = [
+    const turns: FakeModelTurn[] = [
       { content: [{ type: "tool_use", id: "toolu_bash", name: "Bash", input: { command: "echo ran-anyway" } }] },
       { content: [{ type: "text", text: "done" }] },
     ];

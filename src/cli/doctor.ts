@@ -161,6 +161,21 @@ export const hooksCheck: DoctorCheck = {
   },
 };
 
+/** The session's plugins: where each is, and the hooks and servers it brings. */
+export const pluginsCheck: DoctorCheck = {
+  name: "plugins",
+  run({ session }) {
+    if (session.plugins.length === 0) return { status: "ok", lines: ["no plugins (toolgate plugin list shows the installed ones)"] };
+    const lines = session.plugins.flatMap((p) => [
+      `${p.id}${p.manifest.version ? ` ${p.manifest.version}` : ""} — ${p.root}`,
+      ...p.hooks.map((h) => `  hooks: ${h.file}`),
+      ...p.mcpServers.map((s) => `  MCP server ${s.name}: ${s.config.type === "stdio" ? [s.config.command, ...s.config.args].join(" ") : "url" in s.config ? s.config.url : s.config.type}`),
+      ...p.problems.map((problem) => `  ! ${problem}`),
+    ]);
+    return { status: session.plugins.some((p) => p.problems.length) ? "warn" : "ok", lines };
+  },
+};
+
 /** Configured MCP servers; with --connect, each one started, listed and closed again. */
 export const mcpCheck: DoctorCheck = {
   name: "MCP servers",
@@ -324,7 +339,7 @@ export const webSearchCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, trustCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck, webSearchCheck];
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, trustCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, pluginsCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck, webSearchCheck];
 
 function isDirectory(dir: string): boolean {
   try {

@@ -53,6 +53,13 @@ describe("plugin marketplaces", () => {
     const listed = await runCli(["plugin", "list", "--json"], env);
     expect(JSON.parse(listed.stdout).plugins).toEqual([{ id: "kit@team", path: copy, version: "1.2.0", enabled: true }]);
 
+    // mcp list starts the plugin's server; doctor names the plugin with its hooks and server.
+    const mcpList = JSON.parse((await runCli(["mcp", "list", "--json", "--cwd", dir], env)).stdout);
+    expect(mcpList.servers).toMatchObject([{ name: "plugin:kit:echo", status: "connected", toolCount: 1 }]);
+    const doctor = await runCli(["doctor", "--cwd", dir], env);
+    expect(doctor.stdout).toContain(`kit@team 1.2.0 — ${copy}`);
+    expect(doctor.stdout).toContain(`  hooks: ${path.join(copy, "hooks/hooks.json")}`);
+
     const server = await serveModel({ turns: [{ content: [{ type: "text", text: "one" }] }, { content: [{ type: "text", text: "two" }] }, { content: [{ type: "text", text: "three" }] }], loop: false });
     const used = await runCli(["-p", "/kit:hello Ada", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], agentEnv(server, dir));
     expect(initOf(used).plugins).toEqual([{ name: "kit", path: copy }]);

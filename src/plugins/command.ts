@@ -40,15 +40,15 @@ export const PLUGIN_USAGE = [
   "plugin validate <folder>                      check a plugin folder's manifest and parts",
 ].join("\n");
 
-function userEnabled(home: string): Record<string, boolean> {
+function userSetting(home: string, key: string): Record<string, unknown> {
   const read = readSettingsFile(userSettingsPath(home));
-  const value = read.status === "ok" ? read.raw.enabledPlugins : undefined;
-  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, boolean>) : {};
+  const value = read.status === "ok" ? read.raw[key] : undefined;
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 function list(context: PluginCommandContext): PluginCommandResult {
   const installed = readInstalledPlugins(context.home);
-  const enabled = userEnabled(context.home);
+  const enabled = userSetting(context.home, "enabledPlugins");
   const known = readKnownMarketplaces(context.home);
   const marketplaces = Object.entries(known).map(([name, entry]) => {
     try {
@@ -68,6 +68,8 @@ function list(context: PluginCommandContext): PluginCommandResult {
     lines.push(`  ${m.name}  (${m.source.type === "git" ? m.source.url : m.source.path})${"error" in m ? `: ${m.error}` : ""}`);
     for (const p of m.plugins) lines.push(`    ${p.id}${installed[p.id] ? " [installed]" : ""}${p.description ? ` — ${p.description}` : ""}`);
   }
+  const declared = Object.keys(userSetting(context.home, "extraKnownMarketplaces")).filter((name) => !(name in known));
+  for (const name of declared) lines.push(`  ${name}  (extraKnownMarketplaces in your settings; toolgate plugin install <name>@${name} adds it)`);
   return { code: 0, text: lines.join("\n") };
 }
 

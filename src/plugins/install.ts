@@ -7,9 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { writeFileAtomicSync } from "../util/atomicWrite.js";
 import { updateSettingsFile } from "../settings/write.js";
-import { userSettingsPath } from "../settings/load.js";
+import { readSettingsFile, userSettingsPath } from "../settings/load.js";
 import { isInsideFolder, ManifestError, PLUGIN_NAME } from "./manifest.js";
-import { gitClone, openMarketplace, pluginsHome } from "./marketplace.js";
+import { addMarketplace, declaredMarketplaceSpec, gitClone, openMarketplace, pluginsHome, readKnownMarketplaces, removeMarketplace } from "./marketplace.js";
 import { loadPlugin } from "./load.js";
 
 export interface InstalledPlugin {
@@ -72,6 +72,18 @@ export interface InstallResult {
 /** `toolgate plugin install name@marketplace`: copy the plugin out of the marketplace, check it, enable it. */
 export function installPlugin(home: string, id: string, options: { env?: NodeJS.ProcessEnv } = {}): InstallResult {
   const { name, marketplace: marketplaceName } = parsePluginId(id);
+  // A marketplace your own settings declare (extraKnownMarketplaces) is added on first use; a project's is not read.
+  if (!readKnownMarketplaces(home)[marketplaceName]) {
+    const read = readSettingsFile(userSettingsPath(home));
+    const spec = read.status === "ok" ? declaredMarketplaceSpec(read.raw, marketplaceName) : undefined;
+    if (spec) {
+      const added = addMarketplace(home, spec, { cwd: home, env: options.env });
+      if (added.name !== marketplaceName) {
+        if (!added.replaced) removeMarketplace(home, added.name);
+        throw new ManifestError(`extraKnownMarketplaces.${marketplaceName} in ${userSettingsPath(home)} leads to a marketplace named ${added.name}`);
+      }
+    }
+  }
   const marketplace = openMarketplace(home, marketplaceName);
   const entry = marketplace.plugins.find((p) => p.name === name);
   if (!entry) {

@@ -197,6 +197,21 @@ export function removeMarketplace(home: string, name: string): boolean {
   return true;
 }
 
+/**
+ * `extraKnownMarketplaces` in the user's settings (Claude Code's key): `{"team": {"source": {"source": "github",
+ * "repo": "org/plugins"}}}`, also `{"source": "git", "url"}` and `{"source": "directory", "path"}`. The spec
+ * `marketplace add` takes for one of them, or undefined.
+ */
+export function declaredMarketplaceSpec(settings: Record<string, unknown>, name: string): string | undefined {
+  const declared = isObject(settings.extraKnownMarketplaces) ? settings.extraKnownMarketplaces[name] : undefined;
+  const source = isObject(declared) && isObject(declared.source) ? declared.source : undefined;
+  if (!source) return undefined;
+  if (source.source === "github" && typeof source.repo === "string") return source.repo;
+  if ((source.source === "git" || source.source === "url") && typeof source.url === "string") return source.url;
+  if (source.source === "directory" && typeof source.path === "string") return source.path;
+  return undefined;
+}
+
 /** A known marketplace, read now. */
 export function openMarketplace(home: string, name: string): Marketplace {
   const entry = readKnownMarketplaces(home)[name];

@@ -138,4 +138,26 @@ describe("plugin marketplaces", () => {
     expect(run.stderr).toContain(`${path.join(plugin, "commands/leak.md")}: it links to ${secret}, outside ${plugin}`);
     expect(JSON.stringify(server.requests()[0].body)).not.toContain("TOP SECRET TEXT");
   });
+
+  it("extraKnownMarketplaces in the user's settings is added on install; a project's is never read", async () => {
+    const dir = project();
+    const env = agentEnv(undefined, dir);
+    const home = env.TOOLGATE_HOME!;
+    const repo = marketplaceRepo();
+    write(path.join(home, "settings.json"), JSON.stringify({ extraKnownMarketplaces: { team: { source: { source: "git", url: pathToFileURL(repo).href } } } }));
+    write(path.join(dir, ".toolgate/settings.json"), JSON.stringify({ extraKnownMarketplaces: { proj: { source: { source: "directory", path: repo } } } }));
+    expect((await runCli(["plugin", "list"], env)).stdout).toContain("team  (extraKnownMarketplaces in your settings; toolgate plugin install <name>@team adds it)");
+
+    const fromProject = await runCli(["plugin", "install", "kit@proj"], { ...env });
+    expect(fromProject.code).toBe(1);
+    expect(fromProject.stderr).toContain("no marketplace named proj");
+
+    const installed = await runCli(["plugin", "install", "kit@team"], env);
+    expect(installed.stderr).toBe("");
+    expect(installed.stdout).toContain("Installed kit@team 1.2.0");
+    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(home, "plugins/known_marketplaces.json"), "utf8")))).toEqual(["team"]);
+    const settings = JSON.parse(fs.readFileSync(path.join(home, "settings.json"), "utf8"));
+    expect(settings.enabledPlugins).toEqual({ "kit@team": true });
+    expect(settings.extraKnownMarketplaces.team).toBeDefined();
+  });
 });

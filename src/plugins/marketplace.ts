@@ -96,6 +96,8 @@ export function readMarketplace(root: string): Marketplace {
   }
   if (!isObject(document)) throw new ManifestError(`${file} must hold a JSON object`);
   if (typeof document.name !== "string" || !PLUGIN_NAME.test(document.name)) throw new ManifestError(`${file}: "name" must be letters, digits, - _ or . (at most 64), got ${JSON.stringify(document.name)}`);
+  // `name@inline` is how a --plugin-dir plugin is named.
+  if (document.name === "inline") throw new ManifestError(`${file}: "inline" is reserved for --plugin-dir plugins; name the marketplace otherwise`);
   if (!Array.isArray(document.plugins)) throw new ManifestError(`${file}: "plugins" must be a list`);
   const plugins: MarketplaceEntry[] = [];
   const problems: string[] = [];

@@ -56,4 +56,30 @@ describe.skipIf(!hasTmux)("plugins in the UI", () => {
     await second.waitFor("Hello, Ada!");
     expect(JSON.stringify((server.requests()[0].body as { messages: unknown[] }).messages.at(-1))).toContain("Say hello to Ada in the kit style.");
   });
+
+  it("a --plugin-dir inside the folder: the trust question lists its hook and server; No keeps them off, the command still works", async () => {
+    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Hi there." }] }] } });
+    servers.push(server);
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-plugin-trust-")));
+    const home = path.join(dir, ".home");
+    fs.mkdirSync(home);
+    const plugin = writePlugin(path.join(dir, "tools/kit"));
+    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const terminal = new Terminal(dir, env, ["--no-sandbox", "--plugin-dir", plugin], { columns: 160, rows: 40 });
+    terminals.push(terminal);
+    const question = (await terminal.waitFor("Do you trust the files in this folder?")).replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+    expect(question).toContain("plugin kit hooks");
+    expect(question).toContain('PreToolUse: node "${CLAUDE_PLUGIN_ROOT}/hooks/guard.mjs"');
+    expect(question).toContain("plugin kit MCP servers");
+    expect(question).toContain(`plugin:kit:echo: ${process.execPath} ${path.join(plugin, "server.mjs")}`);
+    await terminal.key("n");
+    await terminal.waitFor("ask anything");
+    await terminal.write("/plugin\r");
+    await terminal.waitFor(`kit@inline  ${plugin}`);
+    await terminal.write("/kit:hello Ada\r");
+    await terminal.waitFor("Hi there.");
+    expect(JSON.stringify((server.requests()[0].body as { messages: unknown[] }).messages.at(-1))).toContain("Say hello to Ada in the kit style.");
+    // Nothing of the server reached the model.
+    expect(JSON.stringify(server.requests()[0].body)).not.toContain("mcp__plugin_kit_echo");
+  });
 });

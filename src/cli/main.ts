@@ -263,6 +263,7 @@ plugin.command("validate").description("Check a plugin folder: its manifest and 
 const marketplace = plugin.command("marketplace").description("The marketplaces plugins are installed from.");
 marketplace.command("add").description("Add a marketplace: a folder or a git repository with .claude-plugin/marketplace.json.").argument("<source>", "a folder, a git URL (https://, file://, git@…) or owner/repo").action(pluginAction((source) => ["marketplace", "add", source]));
 marketplace.command("list").description("List the marketplaces.").option("--json", "print JSON").action(pluginAction(() => ["marketplace", "list"]));
+marketplace.command("update").description("Fetch a marketplace again (default: every one); install a plugin again to update it.").argument("[name]").action(pluginAction((name) => ["marketplace", "update", ...(name ? [name] : [])]));
 marketplace.command("remove").description("Forget a marketplace (installed plugins stay).").argument("<name>").action(pluginAction((name) => ["marketplace", "remove", name]));
 
 const mcp = program.command("mcp").description("MCP servers: list the configured ones, or serve toolgate's tools.");

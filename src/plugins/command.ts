@@ -12,6 +12,7 @@ import {
   readKnownMarketplaces,
   readMarketplace,
   removeMarketplace,
+  updateMarketplace,
   setPluginEnabled,
   uninstallPlugin,
   ManifestError,
@@ -33,7 +34,7 @@ export interface PluginCommandResult {
 export const PLUGIN_USAGE = [
   "plugin list                                   installed plugins (enabled or not) and what each marketplace offers",
   "plugin marketplace add <folder-or-git-url>    remember a marketplace (a git repository is cloned)",
-  "plugin marketplace list | remove <name>",
+  "plugin marketplace list | update [name] | remove <name>",
   "plugin install <name@marketplace>             copy the plugin into ~/.toolgate/plugins and enable it",
   "plugin enable|disable <name@marketplace>      turn an installed plugin on or off (user settings: enabledPlugins)",
   "plugin uninstall <name@marketplace>",
@@ -104,6 +105,14 @@ export function runPluginCommand(words: readonly string[], context: PluginComman
           const problems = added.marketplace.problems.map((p) => `\n  problem: ${p}`).join("");
           return { code: 0, text: `${added.replaced ? "Updated" : "Added"} marketplace ${added.name} (${added.marketplace.plugins.length} plugin${added.marketplace.plugins.length === 1 ? "" : "s"}: ${added.marketplace.plugins.map((p) => p.name).join(", ") || "none"}). Install one with: toolgate plugin install <name>@${added.name}${problems}` };
         }
+        if (action === "update") {
+          const names = arg ? [arg] : Object.keys(readKnownMarketplaces(context.home));
+          const lines = names.map((name) => {
+            const m = updateMarketplace(context.home, name, { env: context.env });
+            return `Updated marketplace ${name} (${m.plugins.map((p) => p.name).join(", ") || "no plugins"}); toolgate plugin install <name>@${name} updates an installed plugin.`;
+          });
+          return { code: 0, text: lines.join("\n") || "No marketplaces." };
+        }
         if (action === "remove") {
           if (!arg) throw new ManifestError("plugin marketplace remove needs a marketplace name");
           return removeMarketplace(context.home, arg) ? { code: 0, text: `Removed marketplace ${arg} (its installed plugins stay installed).` } : { code: 1, text: `No marketplace named ${arg}.` };
@@ -113,7 +122,7 @@ export function runPluginCommand(words: readonly string[], context: PluginComman
           const names = Object.entries(known).map(([name, e]) => `${name}  ${e.source.type === "git" ? e.source.url : e.source.path}`);
           return { code: 0, text: context.json ? JSON.stringify(known, null, 2) : names.join("\n") || "No marketplaces." };
         }
-        throw new ManifestError(`unknown action plugin marketplace ${action}; use add, list or remove`);
+        throw new ManifestError(`unknown action plugin marketplace ${action}; use add, list, update or remove`);
       }
       case "install": {
         const result = installPlugin(context.home, needs("name@marketplace"), { env: context.env });

@@ -188,6 +188,16 @@ export function addMarketplace(home: string, spec: string, options: { cwd?: stri
   }
 }
 
+/** Fetch a known marketplace again (a git one is cloned anew); installed plugins change only when installed again. */
+export function updateMarketplace(home: string, name: string, options: { env?: NodeJS.ProcessEnv } = {}): Marketplace {
+  const entry = readKnownMarketplaces(home)[name];
+  if (!entry) throw new ManifestError(`no marketplace named ${name} (add it with toolgate plugin marketplace add <path-or-git-url>)`);
+  if (entry.source.type === "directory") return readMarketplace(entry.location);
+  const added = addMarketplace(home, entry.source.url, options);
+  if (added.name !== name) throw new ManifestError(`${entry.source.url} now holds the marketplace ${added.name}, not ${name}`);
+  return added.marketplace;
+}
+
 /** Forget a marketplace (and delete its clone); its installed plugins stay installed. */
 export function removeMarketplace(home: string, name: string): boolean {
   const known = readKnownMarketplaces(home);

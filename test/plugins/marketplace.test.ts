@@ -160,4 +160,29 @@ describe("plugin marketplaces", () => {
     expect(settings.enabledPlugins).toEqual({ "kit@team": true });
     expect(settings.extraKnownMarketplaces.team).toBeDefined();
   });
+
+  it("marketplace update fetches the repository again; installing again updates the plugin", async () => {
+    const dir = project();
+    const env = agentEnv(undefined, dir);
+    const home = env.TOOLGATE_HOME!;
+    const repo = marketplaceRepo();
+    expect((await runCli(["plugin", "marketplace", "add", pathToFileURL(repo).href], env)).code).toBe(0);
+    expect((await runCli(["plugin", "install", "kit@team"], env)).code).toBe(0);
+
+    write(path.join(repo, "plugins/kit/commands/hello.md"), "Say goodbye to $ARGUMENTS.\n");
+    writePlugin(path.join(repo, "plugins/extra"), "extra");
+    const manifest = JSON.parse(fs.readFileSync(path.join(repo, ".claude-plugin/marketplace.json"), "utf8"));
+    manifest.plugins.push({ name: "extra", source: "./plugins/extra" });
+    write(path.join(repo, ".claude-plugin/marketplace.json"), JSON.stringify(manifest));
+    git(repo, "add", "-A");
+    git(repo, "commit", "-qm", "more");
+
+    const updated = await runCli(["plugin", "marketplace", "update", "team"], env);
+    expect(updated.stdout).toContain("Updated marketplace team (kit, extra)");
+    const copy = path.join(home, "plugins/cache/team/kit/commands/hello.md");
+    expect(fs.readFileSync(copy, "utf8")).toContain("Say hello");
+    expect((await runCli(["plugin", "install", "kit@team"], env)).code).toBe(0);
+    expect(fs.readFileSync(copy, "utf8")).toBe("Say goodbye to $ARGUMENTS.\n");
+    expect((await runCli(["plugin", "install", "extra@team"], env)).stdout).toContain("Installed extra@team");
+  });
 });

@@ -143,7 +143,13 @@ function safeRuleString(text: string): string | undefined {
 /** `/plugin …`: the same code as `toolgate plugin …`; the listing starts with what this session runs. */
 function pluginCommand(host: CommandHost, args: string): void {
   const words = args.trim().split(/\s+/).filter(Boolean);
-  const result = runPluginCommand(words, { home: host.home, cwd: host.cwd, env: host.session.context.env });
+  let result;
+  try {
+    result = runPluginCommand(words, { home: host.home, cwd: host.cwd, env: host.session.context.env });
+  } catch (err) {
+    host.print(`/plugin: ${(err as Error).message}`, "error");
+    return;
+  }
   const active = host.session.plugins.map((p) => `  ${p.id}  ${p.root}`);
   const head = words.length === 0 || words[0] === "list" ? [active.length ? "In this session:" : "No plugins in this session.", ...active, ""] : [];
   host.print([...head, result.text].join("\n"), result.code === 0 ? "info" : "error");

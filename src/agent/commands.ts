@@ -49,7 +49,7 @@ export interface CommandLocations {
   /** The user's home directory: `~/.claude/commands`. */
   userHome?: string;
   /** Plugins' command folders: after the project's and the user's, each command also answers to `/<plugin>:<name>`. */
-  plugins?: ReadonlyArray<{ name: string; root: string; commandRoots: ReadonlyArray<{ root: string; only?: string }> }>;
+  plugins?: ReadonlyArray<{ name: string; root: string; commandRoots: ReadonlyArray<{ root: string; only?: string }>; skillRoots?: readonly string[] }>;
 }
 
 const COMMAND_FOLDERS = [path.join(".toolgate", "commands"), path.join(".claude", "commands")] as const;
@@ -202,6 +202,33 @@ function readCommand(where: CommandRoot, relative: string): CustomCommand | stri
   };
 }
 
+/** The skills of one plugin skills folder as commands named `<plugin>:<skill name>`. */
+function pluginSkillCommands(root: string, plugin: { name: string; root: string }): CustomCommand[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(root, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const out: CustomCommand[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const relative = path.join(entry.name, "SKILL.md");
+    if (!fs.existsSync(path.join(root, relative))) continue;
+    const loaded = readCommand({ root, scope: "plugin", owner: plugin.root, plugin: plugin.name }, relative);
+    // The skill catalog reports a bad SKILL.md already.
+    if (typeof loaded === "string") continue;
+    let name: unknown = entry.name;
+    try {
+      name = parseFrontMatter(fs.readFileSync(loaded.file, "utf8")).attributes.name ?? entry.name;
+    } catch {
+      continue;
+    }
+    if (typeof name !== "string" || !NAME_SEGMENT.test(name)) continue;
+    out.push({ ...loaded, name, qualifiedName: `${plugin.name}:${name}`, namespace: plugin.name });
+  }
+  return out;
+}
+
 /** `/name`'s prompt: the body with the arguments put in (appended when it has no placeholder). */
 export function expandCommand(command: CustomCommand, argsText: string): string {
   return expandArguments(command.body, argsText).trim();
@@ -251,6 +278,16 @@ export function loadCustomCommands(locations: CommandLocations): CustomCommands 
       if (sameName) problems.push(`/${loaded.name} runs ${sameName.file}; use /${loaded.qualifiedName} for ${loaded.file}`);
       else byName.set(loaded.name, loaded);
       commands.push(loaded);
+    }
+  }
+  // A plugin's skills also run as `/<plugin>:<skill>` (as in Claude Code); never by the bare name.
+  for (const plugin of locations.plugins ?? []) {
+    for (const root of plugin.skillRoots ?? []) {
+      for (const skill of pluginSkillCommands(root, plugin)) {
+        if (byQualified.has(skill.qualifiedName)) continue;
+        byQualified.set(skill.qualifiedName, skill);
+        commands.push(skill);
+      }
     }
   }
   const find = (name: string) => {

@@ -75,6 +75,18 @@ describe("toolgate -p --plugin-dir", () => {
     expect(text(server.requests()[0].body)).toContain("Say hello to Bob in the kit style.");
   });
 
+  it("a plugin's skill also runs as /kit:style with its arguments, never as the bare /style", async () => {
+    const dir = project();
+    const plugin = writePlugin(path.join(tempDir("toolgate-plugin-"), "kit"));
+    write(path.join(plugin, "skills/style/SKILL.md"), "---\nname: style\ndescription: The kit's house style.\n---\nRewrite $ARGUMENTS in the kit house style.\n");
+    const server = await serveModel({ turns: [{ content: [{ type: "text", text: "one" }] }, { content: [{ type: "text", text: "two" }] }] });
+    const run = await runCli(["-p", "/kit:style the README", "--cwd", dir, "--plugin-dir-no-mcp", plugin, "--output-format", "stream-json", "--no-sandbox"], agentEnv(server, dir));
+    expect(run.lines.find((l) => l.subtype === "init")!.slash_commands).toContain("kit:style");
+    expect(text(server.requests()[0].body)).toContain("Rewrite the README in the kit house style.");
+    await runCli(["-p", "/style the README", "--cwd", dir, "--plugin-dir-no-mcp", plugin, "--no-sandbox"], agentEnv(server, dir));
+    expect(text(server.requests()[1].body)).toContain("/style the README");
+  });
+
   it("a bad manifest is a warning and the run goes on without the plugin", async () => {
     const dir = project();
     const broken = path.join(tempDir("toolgate-plugin-"), "broken");

@@ -147,7 +147,8 @@ export const hooksCheck: DoctorCheck = {
   run({ session }) {
     const lines: string[] = [];
     let problems = 0;
-    for (const file of session.settings.files) {
+    const pluginFiles = session.plugins.flatMap((p) => p.hooks.map((h) => ({ path: `${h.file} (plugin ${p.id})`, settings: { hooks: h.hooks } })));
+    for (const file of [...session.settings.files, ...pluginFiles]) {
       const { hooks, problems: found } = validateHooksSettings(file.settings.hooks);
       problems += found.length;
       lines.push(...found.map((p) => `! ${file.path}: ${p.path}: ${p.message}`));

@@ -59,6 +59,7 @@ describe("plugin marketplaces", () => {
     const doctor = await runCli(["doctor", "--cwd", dir], env);
     expect(doctor.stdout).toContain(`kit@team 1.2.0 — ${copy}`);
     expect(doctor.stdout).toContain(`  hooks: ${path.join(copy, "hooks/hooks.json")}`);
+    expect(doctor.stdout).toContain(`PreToolUse [Bash] node "\${CLAUDE_PLUGIN_ROOT}/hooks/guard.mjs" — ${path.join(copy, "hooks/hooks.json")} (plugin kit@team)`);
 
     const server = await serveModel({ turns: [{ content: [{ type: "text", text: "one" }] }, { content: [{ type: "text", text: "two" }] }, { content: [{ type: "text", text: "three" }] }], loop: false });
     const used = await runCli(["-p", "/kit:hello Ada", "--cwd", dir, "--output-format", "stream-json", "--no-sandbox"], agentEnv(server, dir));

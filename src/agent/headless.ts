@@ -91,6 +91,8 @@ export interface HeadlessAbout {
   commands: Array<{ name: string; description: string; argumentHint: string }>;
   agents: Array<{ name: string; description: string; model?: string }>;
   skills: string[];
+  /** The session's plugins (Claude Code's init line names each with its folder). */
+  plugins?: Array<{ name: string; path: string }>;
   apiKeySource: string;
   additionalDirectories: string[];
 }
@@ -290,7 +292,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       output_style: "default",
       agents: about?.agents.map((a) => a.name) ?? [],
       skills: about?.skills ?? [],
-      plugins: [],
+      plugins: about?.plugins ?? [],
       additional_directories: about?.additionalDirectories ?? [],
       sandbox_enabled: session.context.sandbox?.status === "active",
       capabilities: ["interrupt_receipt_v1"],

@@ -97,7 +97,7 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
   const dialect = resolveEditDialect(readEditDialect(merged), provider.name, provider.model);
   applyEditDialect(session.context, dialect);
   const cwd = session.context.getCwd();
-  const locations = { cwd, home: session.context.paths.home, userHome: session.context.env.HOME };
+  const locations = { cwd, home: session.context.paths.home, userHome: session.context.env.HOME, plugins: session.plugins };
   // Skills are listed to the model (about 1% of its window) and grow as files are written near new skills folders.
   const skills = await loadSkillCatalog(locations);
   const skillsOn = session.context.options.tools.some((t) => t.name === SKILL_TOOL_NAME);

@@ -147,7 +147,8 @@ export const hooksCheck: DoctorCheck = {
   run({ session }) {
     const lines: string[] = [];
     let problems = 0;
-    for (const file of session.settings.files) {
+    const pluginFiles = session.plugins.flatMap((p) => p.hooks.map((h) => ({ path: `${h.file} (plugin ${p.id})`, settings: { hooks: h.hooks } })));
+    for (const file of [...session.settings.files, ...pluginFiles]) {
       const { hooks, problems: found } = validateHooksSettings(file.settings.hooks);
       problems += found.length;
       lines.push(...found.map((p) => `! ${file.path}: ${p.path}: ${p.message}`));
@@ -158,6 +159,21 @@ export const hooksCheck: DoctorCheck = {
       }
     }
     return { status: problems ? "warn" : "ok", lines: lines.length ? lines : ["no hooks configured"] };
+  },
+};
+
+/** The session's plugins: where each is, and the hooks and servers it brings. */
+export const pluginsCheck: DoctorCheck = {
+  name: "plugins",
+  run({ session }) {
+    if (session.plugins.length === 0) return { status: "ok", lines: ["no plugins (toolgate plugin list shows the installed ones)"] };
+    const lines = session.plugins.flatMap((p) => [
+      `${p.id}${p.manifest.version ? ` ${p.manifest.version}` : ""} — ${p.root}`,
+      ...p.hooks.map((h) => `  hooks: ${h.file}`),
+      ...p.mcpServers.map((s) => `  MCP server ${s.name}: ${s.config.type === "stdio" ? [s.config.command, ...s.config.args].join(" ") : "url" in s.config ? s.config.url : s.config.type}`),
+      ...p.problems.map((problem) => `  ! ${problem}`),
+    ]);
+    return { status: session.plugins.some((p) => p.problems.length) ? "warn" : "ok", lines };
   },
 };
 
@@ -324,7 +340,7 @@ export const webSearchCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, trustCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck, webSearchCheck];
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, trustCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, pluginsCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck, webSearchCheck];
 
 function isDirectory(dir: string): boolean {
   try {

@@ -22,9 +22,12 @@ import { listProjectFiles } from "../ui/fileMentions.js";
 import { UsageError } from "./errors.js";
 import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
 import type { Telemetry } from "../telemetry/index.js";
-import { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
+import { pluginDirsFromFlags, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
-export interface InteractiveFlags extends SessionFlags, AgentFlags {}
+export interface InteractiveFlags extends SessionFlags, AgentFlags {
+  pluginDir?: string[];
+  pluginDirNoMcp?: string[];
+}
 
 /** Modes Shift+Tab cycles through; the riskier ones only when the session was started in them. */
 export function modeCycle(start: PermissionMode): PermissionMode[] {
@@ -79,7 +82,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
     return 2;
   }
   void loadBashImplementation().catch(() => undefined);
-  const sessionOptions = sessionOptionsFromFlags(flags);
+  const sessionOptions = { ...sessionOptionsFromFlags(flags), pluginDirs: pluginDirsFromFlags(flags, process.cwd()) };
   // A folder that ships hooks, servers, allow rules… is asked about once, before any of it runs.
   const folder = inspectFolderTrust(sessionOptions);
   let trustNotice: string | undefined;

@@ -112,8 +112,8 @@ withSessionFlags(program)
   .option("--task-budget <n>", "accepted for the Agent SDK; no effect in toolgate")
   .option("--agent <name>", "accepted for the Agent SDK; no effect in toolgate yet")
   .option("--include-hook-events", "accepted for the Agent SDK; no effect in toolgate yet")
-  .option("--plugin-dir <dir>", "accepted for the Agent SDK; toolgate has no plugins yet (repeatable)", collect)
-  .option("--plugin-dir-no-mcp <dir>", "accepted for the Agent SDK; toolgate has no plugins yet (repeatable)", collect)
+  .option("--plugin-dir <dir>", "load the plugin in this folder for this run (.claude-plugin/plugin.json; repeatable)", collect)
+  .option("--plugin-dir-no-mcp <dir>", "as --plugin-dir, without the plugin's MCP servers (repeatable)", collect)
   .option("--channels <name>", "accepted for the Agent SDK; no effect in toolgate (repeatable)", collect)
   .option("--resume-drops-turn <value>", "accepted for the Agent SDK; no effect in toolgate")
   .option("--session-mirror", "accepted for the Agent SDK; no effect in toolgate")
@@ -242,6 +242,29 @@ trust
     const { trustRemoveCommand } = await import("./trust.js");
     process.exitCode = await trustRemoveCommand(folder, flags);
   });
+
+const plugin = program.command("plugin").description("Plugins in Claude Code's format: marketplaces, install, enable, disable (see docs/plugins.md).");
+/** Each plugin subcommand passes its words to the one function the UI's /plugin uses too. */
+function pluginAction(words: (...args: string[]) => string[]) {
+  return async (...args: unknown[]) => {
+    const flags = (args.find((a) => a !== null && typeof a === "object" && !Array.isArray(a) && !(a instanceof Command)) ?? {}) as { json?: boolean };
+    const [{ runPluginCommand }, { getToolgateHome }] = await Promise.all([import("../plugins/command.js"), import("../util/home.js")]);
+    const result = runPluginCommand(words(...(args.filter((a) => typeof a === "string") as string[])), { home: getToolgateHome(process.env), cwd: process.cwd(), env: process.env, json: flags.json });
+    (result.code === 0 ? process.stdout : process.stderr).write(`${result.code === 0 ? "" : "toolgate: "}${result.text}\n`);
+    process.exitCode = result.code;
+  };
+}
+plugin.command("list").description("List installed plugins (enabled or not) and the plugins of each marketplace.").option("--json", "print JSON").action(pluginAction(() => ["list"]));
+plugin.command("install").description("Install a plugin from a marketplace and enable it.").argument("<plugin>", "name@marketplace").action(pluginAction((id) => ["install", id]));
+plugin.command("uninstall").description("Remove an installed plugin.").argument("<plugin>", "name@marketplace").action(pluginAction((id) => ["uninstall", id]));
+plugin.command("enable").description("Turn an installed plugin on (user settings: enabledPlugins).").argument("<plugin>", "name@marketplace").action(pluginAction((id) => ["enable", id]));
+plugin.command("disable").description("Turn an installed plugin off.").argument("<plugin>", "name@marketplace").action(pluginAction((id) => ["disable", id]));
+plugin.command("validate").description("Check a plugin folder: its manifest and each part.").argument("<folder>").action(pluginAction((dir) => ["validate", dir]));
+const marketplace = plugin.command("marketplace").description("The marketplaces plugins are installed from.");
+marketplace.command("add").description("Add a marketplace: a folder or a git repository with .claude-plugin/marketplace.json.").argument("<source>", "a folder, a git URL (https://, file://, git@…) or owner/repo").action(pluginAction((source) => ["marketplace", "add", source]));
+marketplace.command("list").description("List the marketplaces.").option("--json", "print JSON").action(pluginAction(() => ["marketplace", "list"]));
+marketplace.command("update").description("Fetch a marketplace again (default: every one); install a plugin again to update it.").argument("[name]").action(pluginAction((name) => ["marketplace", "update", ...(name ? [name] : [])]));
+marketplace.command("remove").description("Forget a marketplace (installed plugins stay).").argument("<name>").action(pluginAction((name) => ["marketplace", "remove", name]));
 
 const mcp = program.command("mcp").description("MCP servers: list the configured ones, or serve toolgate's tools.");
 withSessionFlags(mcp.command("list").description("Show each configured MCP server, its status, tool count and schema token estimate."))

@@ -25,7 +25,7 @@ import { createStructuredOutputTool, structuredOutputSystemSection } from "../to
 import { isInlineSettings, SETTING_SOURCE_NAMES, type SettingSourceName } from "../settings/index.js";
 import { getToolgateHome } from "../util/home.js";
 import { packageVersion } from "./version.js";
-import { parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
+import { parsePositiveInteger, pluginDirsFromFlags, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 export interface PrintFlags extends SessionFlags, AgentFlags {
   print?: boolean;
@@ -97,7 +97,6 @@ function inertFlagWarnings(flags: PrintFlags): string[] {
     [flags.taskBudget, `--task-budget ${flags.taskBudget}`],
     [flags.agent, `--agent ${flags.agent}`],
     [flags.includeHookEvents, "--include-hook-events"],
-    [flags.pluginDir?.length || flags.pluginDirNoMcp?.length, "--plugin-dir (toolgate has no plugins yet)"],
     [flags.channels?.length, "--channels"],
     [flags.resumeDropsTurn, "--resume-drops-turn"],
     [flags.sessionMirror, "--session-mirror"],
@@ -202,6 +201,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     ...(hostAnswers ? { noSandboxAutoAllow: true } : {}),
     ...(initialize?.hookCallbacks.length ? { hookCallbacks: initialize.hookCallbacks } : {}),
     ...(initialize?.sdkMcpServers.length ? { extraMcpServers: initialize.sdkMcpServers } : {}),
+    pluginDirs: pluginDirsFromFlags(flags, process.cwd()),
   };
   const resumed = findResumedSession(flags, sessionOptions);
 
@@ -331,6 +331,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
           ],
           agents: prepared.agentTypes.map((a) => ({ name: a.name, description: a.description, ...(a.model && a.model !== "inherit" ? { model: a.model } : {}) })),
           skills: prepared.skillNames,
+          plugins: session.plugins.map((p) => ({ name: p.name, path: p.root })),
           apiKeySource: provider.name === "anthropic" && env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : "none",
           additionalDirectories: [...session.context.getAppState().toolPermissionContext.additionalWorkingDirectories].map((d) => d.path),
         },

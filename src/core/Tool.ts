@@ -348,9 +348,16 @@ export interface SkillInfo {
   dir: string;
   /** The SKILL.md. */
   file: string;
-  scope: "project" | "user";
+  scope: "project" | "user" | "plugin";
+  /** The plugin that brings it: its name is `<plugin>:<skill>`, and its files must stay inside the plugin's folder. */
+  plugin?: SkillPlugin;
   /** `allowed-tools` from the front matter: shown, never granted. */
   allowedTools?: string[];
+}
+
+export interface SkillPlugin {
+  name: string;
+  root: string;
 }
 
 /** The skills a session knows, including those found near files written since it started. */

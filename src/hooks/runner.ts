@@ -29,6 +29,16 @@ export interface HookRunnerOptions {
   killGraceMs?: number;
   /** Hooks that are functions of the program driving toolgate (the Agent SDK's callbacks); they run after the files' hooks. */
   callbacks?: readonly CallbackHook[];
+  /** Hooks of plugins: run after the settings files' ones, each with its own variables (CLAUDE_PLUGIN_ROOT). */
+  pluginHooks?: readonly PluginHookSource[];
+}
+
+/** One plugin's hooks file (or inline hooks), Claude Code's `hooks` shape. */
+export interface PluginHookSource {
+  file: string;
+  hooks: unknown;
+  /** Added to the hook process's environment. */
+  env: Record<string, string>;
 }
 
 /**
@@ -59,9 +69,11 @@ interface ConfiguredHook {
   /** The settings file it came from, so a message can say where to change it. */
   file: string;
   callback?: CallbackHook;
+  /** Variables of this hook alone (a plugin's root). */
+  env?: Record<string, string>;
 }
 
-function loadHooks(files: HookRunnerOptions["settings"]["files"]) {
+function loadHooks(files: ReadonlyArray<{ path: string; settings: { hooks?: unknown }; env?: Record<string, string> }>) {
   const hooks: ConfiguredHook[] = [];
   const notices: HookNotice[] = [];
   for (const file of files) {
@@ -79,6 +91,7 @@ function loadHooks(files: HookRunnerOptions["settings"]["files"]) {
             command: hook.command,
             timeoutSeconds: hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
             file: file.path,
+            ...(file.env ? { env: file.env } : {}),
           });
         }
       }
@@ -111,7 +124,8 @@ function stringifyPayload(payload: object): string {
  */
 export function createHookRunner(options: HookRunnerOptions): CommandHookRunner {
   const projectDir = path.resolve(options.projectDir);
-  const { hooks, notices: configNotices } = loadHooks(options.settings.files);
+  const plugins = (options.pluginHooks ?? []).map((p) => ({ path: p.file, settings: { hooks: p.hooks }, env: p.env }));
+  const { hooks, notices: configNotices } = loadHooks([...options.settings.files, ...plugins]);
   for (const callback of options.callbacks ?? []) {
     const matcher = compileMatcher(callback.matcher);
     if (matcher.problem) {
@@ -145,8 +159,9 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
     fields: Record<string, unknown>,
   ): Promise<HookVerdict[]> {
     const seen = new Set<string>();
-    // The same command configured twice (say, in user and project settings) runs once.
-    const matching = hooks.filter((h) => h.event === event && matches(h) && !seen.has(h.command) && seen.add(h.command));
+    // The same command configured twice (say, in user and project settings) runs once; two plugins' differ by their root.
+    const key = (h: ConfiguredHook) => (h.env ? `${h.command}\0${JSON.stringify(h.env)}` : h.command);
+    const matching = hooks.filter((h) => h.event === event && matches(h) && !seen.has(key(h)) && seen.add(key(h)));
     if (matching.length === 0) return [];
 
     const stdin = stringifyPayload({
@@ -169,7 +184,7 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
           command: hook.command,
           stdin,
           cwd: projectDir,
-          env,
+          env: hook.env ? { ...env, ...hook.env } : env,
           timeoutMs: hook.timeoutSeconds * 1000,
           // Hooks that start after a cancellation (PostToolUseFailure for an interrupt) still run.
           signal: signal.aborted ? undefined : signal,

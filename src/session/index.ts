@@ -26,6 +26,7 @@ import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type San
 import { readLspSettings, startLsp } from "../lsp/index.js";
 import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
 import { ListMcpResourcesTool, ReadMcpResourceTool } from "../tools/McpResources/index.js";
+import { loadSessionPlugins, PLUGIN_ROOT_VARIABLE, type LoadedPlugin, type PluginDir } from "../plugins/index.js";
 import { decideTrust, folderMcpServers, restrictFolderSettings, type IgnoredSetting, type TrustDecision } from "../trust/index.js";
 
 export interface SessionOptions {
@@ -79,6 +80,8 @@ export interface SessionOptions {
    * for this run. Undefined: as the trust store and `trustedFolders` say; an untrusted folder's files only narrow.
    */
   trust?: boolean;
+  /** `--plugin-dir` (and `--plugin-dir-no-mcp`) plugins, added to the installed ones `enabledPlugins` turns on. */
+  pluginDirs?: readonly PluginDir[];
 }
 
 export interface Session {
@@ -102,6 +105,8 @@ export interface Session {
   trust: TrustDecision;
   /** What the folder's files would turn on and were set aside because it is not trusted (empty when trusted). */
   untrusted: IgnoredSetting[];
+  /** The plugins of this session: their commands, agents and skills are read by the agent setup. */
+  plugins: readonly LoadedPlugin[];
   /** Stop background tasks, disconnect MCP servers. */
   close(): Promise<void>;
 }
@@ -122,19 +127,28 @@ export interface FolderTrust {
   settings: LoadedSettings;
   /** What the folder's files would turn on and were set aside (empty when trusted). */
   untrusted: IgnoredSetting[];
+  /** The plugins, with the hooks and servers of those inside an untrusted folder left out. */
+  plugins: LoadedPlugin[];
+  /** Plugins that could not be loaded, or parts of them. */
+  pluginWarnings: string[];
 }
 
 /** Whether the project folder is trusted, and what its files turn on that waits for trust. Reads files only. */
-export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settingsFile" | "settingSources" | "managedSettingsText" | "home" | "env" | "tools" | "trust">): FolderTrust {
+export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settingsFile" | "settingSources" | "managedSettingsText" | "home" | "env" | "tools" | "trust" | "pluginDirs">): FolderTrust {
   const env = options.env ?? process.env;
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? getToolgateHome(env);
   const all = loadSettings({ cwd, home, settingsFile: options.settingsFile, settingSources: options.settingSources, managedSettingsText: options.managedSettingsText, env, sections: settingsSections(options.tools ?? getBuiltinTools()) });
   const trust = decideTrust({ cwd, home, loaded: all, flag: options.trust, userHome: env.HOME });
-  if (trust.trusted) return { trust, all, settings: all, untrusted: [] };
+  const plugins = (settings: typeof all) => loadSessionPlugins({ home, files: settings.files, pluginDirs: options.pluginDirs, folder: trust.folder, trusted: trust.trusted, env });
+  if (trust.trusted) {
+    const loaded = plugins(all);
+    return { trust, all, settings: all, untrusted: [], plugins: loaded.plugins, pluginWarnings: loaded.warnings };
+  }
   const restricted = restrictFolderSettings(all);
   const servers = folderMcpServers(cwd);
-  return { trust, all, settings: restricted.loaded, untrusted: [...restricted.ignored, ...(servers ? [servers] : [])] };
+  const loaded = plugins(restricted.loaded);
+  return { trust, all, settings: restricted.loaded, untrusted: [...restricted.ignored, ...(servers ? [servers] : []), ...loaded.untrusted], plugins: loaded.plugins, pluginWarnings: loaded.warnings };
 }
 
 /**
@@ -150,10 +164,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const projectsDir = path.join(home, "projects");
   tightenPrivateDirs([...(path.resolve(home) === os.homedir() ? [] : [home]), projectsDir, path.join(projectsDir, projectKey(cwd))]);
   // Until the person trusts this folder, its own files may only narrow what toolgate does.
-  const { trust, settings, untrusted } = inspectFolderTrust({ ...options, cwd, home, env });
+  const { trust, settings, untrusted, plugins, pluginWarnings } = inspectFolderTrust({ ...options, cwd, home, env });
   const merged = mergeSettings(settings);
   const isFileError = (e: (typeof settings.errors)[number]) => (e.scope ?? "file") === "file";
-  const warnings = settings.errors.filter((e) => !isFileError(e)).map(formatSettingsLoadError);
+  const warnings = [...settings.errors.filter((e) => !isFileError(e)).map(formatSettingsLoadError), ...pluginWarnings];
   const fatalErrors = settings.errors.filter(isFileError).map(formatSettingsLoadError);
   if (trust.storeError) warnings.push(trust.storeError);
   const strict = options.strict === true || settings.files.some((f) => f.settings.permissions?.strict === true);
@@ -197,6 +211,15 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     // The controlling program's own servers replace file servers of the same name.
     const extra = options.extraMcpServers ?? [];
     if (extra.length) mcpConfig = { ...mcpConfig, servers: [...mcpConfig.servers.filter((s) => !extra.some((e) => e.name === s.name)), ...extra] };
+    // A plugin's server never displaces one of the person's own: a tool-name clash leaves the plugin's out.
+    const taken = new Map(mcpConfig.servers.map((s) => [normalizeNameForMcp(s.name), s.name]));
+    const pluginServers = plugins.flatMap((p) => p.mcpServers).filter((server) => {
+      const other = taken.get(normalizeNameForMcp(server.name));
+      if (other !== undefined) warnings.push(`${server.source}: server "${server.name}" was not started: its tool names (mcp__${normalizeNameForMcp(server.name)}__…) would clash with server "${other}"`);
+      else taken.set(normalizeNameForMcp(server.name), server.name);
+      return other === undefined;
+    });
+    if (pluginServers.length) mcpConfig = { ...mcpConfig, servers: [...mcpConfig.servers, ...pluginServers] };
   }
   if (mcpConfig && mcpConfig.servers.length > 0) {
     // The MCP SDK is loaded only when a server is configured: it is most of a cold start otherwise.
@@ -247,7 +270,13 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
       settings: merged,
       permissionContext,
       permissionDecider: hasPermissionsToUseTool,
-      hookRunner: createHookRunner({ settings, projectDir: cwd, env, callbacks: options.hookCallbacks }),
+      hookRunner: createHookRunner({
+        settings,
+        projectDir: cwd,
+        env,
+        callbacks: options.hookCallbacks,
+        pluginHooks: plugins.flatMap((p) => p.hooks.map((h) => ({ ...h, env: { [PLUGIN_ROOT_VARIABLE]: p.root, TOOLGATE_PLUGIN_ROOT: p.root } }))),
+      }),
       isNonInteractiveSession: !interactive,
     }),
     sandbox,
@@ -267,6 +296,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     sandbox,
     trust,
     untrusted,
+    plugins,
     async close() {
       await context.tasks.stopAll();
       await mcp?.close();

@@ -13,6 +13,7 @@ import type { UsageTotals } from "../agent/query.js";
 import { expandCommand, loadCustomCommands } from "../agent/commands.js";
 import { expandMcpPrompt, mcpPromptCommands } from "../mcp/client/prompts.js";
 import { INSTRUCTION_FILE_NAMES } from "../agent/instructions.js";
+import { runPluginCommand } from "../plugins/command.js";
 
 export interface CommandHost {
   session: Session;
@@ -139,6 +140,21 @@ function safeRuleString(text: string): string | undefined {
   }
 }
 
+/** `/plugin …`: the same code as `toolgate plugin …`; the listing starts with what this session runs. */
+function pluginCommand(host: CommandHost, args: string): void {
+  const words = args.trim().split(/\s+/).filter(Boolean);
+  let result;
+  try {
+    result = runPluginCommand(words, { home: host.home, cwd: host.cwd, env: host.session.context.env });
+  } catch (err) {
+    host.print(`/plugin: ${(err as Error).message}`, "error");
+    return;
+  }
+  const active = host.session.plugins.map((p) => `  ${p.id}  ${p.root}`);
+  const head = words.length === 0 || words[0] === "list" ? [active.length ? "In this session:" : "No plugins in this session.", ...active, ""] : [];
+  host.print([...head, result.text].join("\n"), result.code === 0 ? "info" : "error");
+}
+
 function mcpCommand(host: CommandHost): void {
   const clients = host.session.mcp?.clients ?? [];
   if (clients.length === 0) {
@@ -221,6 +237,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   },
   { name: "permissions", args: "[list|allow|deny|ask|remove …]", help: "list, add or remove permission rules", run: permissionsCommand },
   { name: "mcp", help: "MCP servers, their status and tools", run: mcpCommand },
+  { name: "plugin", args: "[list|install|enable|disable|uninstall|marketplace add …]", help: "plugins: list them, install name@marketplace, turn them on or off", run: pluginCommand },
   { name: "sandbox", help: "whether Bash runs in the OS sandbox", run: sandboxCommand },
   { name: "rewind", help: "go back to an earlier prompt (files restored)", run: (host) => host.openRewind() },
   { name: "cost", help: "tokens and cost of this session", run: costCommand },
@@ -244,7 +261,7 @@ export const KEY_BINDINGS: ReadonlyArray<[string, string]> = [
 
 /** `.toolgate/commands` and `.claude/commands` of the project and the user, read when used (they may change). */
 function customCommands(host: CommandHost) {
-  return loadCustomCommands({ cwd: host.cwd, home: host.home, userHome: host.session.context.env.HOME });
+  return loadCustomCommands({ cwd: host.cwd, home: host.home, userHome: host.session.context.env.HOME, plugins: host.session.plugins });
 }
 
 function helpText(host: CommandHost): string {

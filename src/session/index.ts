@@ -26,6 +26,7 @@ import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type San
 import { readLspSettings, startLsp } from "../lsp/index.js";
 import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
 import { ListMcpResourcesTool, ReadMcpResourceTool } from "../tools/McpResources/index.js";
+import { REPLTool, createReplHost, findPython3 } from "../tools/REPL/index.js";
 import { decideTrust, folderMcpServers, restrictFolderSettings, type IgnoredSetting, type TrustDecision } from "../trust/index.js";
 
 export interface SessionOptions {
@@ -168,7 +169,9 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   // Language servers start on the first edit of one of their files; the Diagnostics tool exists only with them.
   const lspServers = readLspSettings(merged);
   const lsp = Object.keys(lspServers).length ? await startLsp({ servers: lspServers, cwd, env, trusted: trust.trusted }) : undefined;
-  const defaultTools = lsp ? [...getBuiltinTools(), DiagnosticsTool] : getBuiltinTools();
+  // The REPL is offered only where python3 is on the session's PATH.
+  const python = findPython3(env);
+  const defaultTools = [...getBuiltinTools(), ...(lsp ? [DiagnosticsTool] : []), ...(python ? [REPLTool] : [])];
   const permissionContext = buildPermissionContext({
     loaded: settings,
     cwd,
@@ -252,6 +255,8 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     }),
     sandbox,
   };
+  const repl = python ? createReplHost(python) : undefined;
+  if (repl) context.repl = repl;
   if (lsp) {
     context.lsp = lsp;
     (context.fileWriteObservers ??= []).push(lsp.observer);
@@ -269,6 +274,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     untrusted,
     async close() {
       await context.tasks.stopAll();
+      await repl?.close();
       await mcp?.close();
       await lsp?.close();
       await sandbox.close();

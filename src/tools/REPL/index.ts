@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { AbortError } from "../../core/errors.js";
 import { buildTool } from "../../core/buildTool.js";
+import type { PermissionResult } from "../../core/permissionTypes.js";
 import { createTaskId } from "../../core/tasks.js";
 import { OutputCollector } from "../Bash/output.js";
 import { NO_PYTHON_MESSAGE } from "./host.js";
@@ -60,6 +61,15 @@ export const REPLTool = buildTool<ReplInput, ReplOutput>({
   async validateInput(input) {
     if (!input.code.trim()) return { result: false, message: "The code is empty: pass the Python source to run in `code`.", errorCode: 1 };
     return { result: true };
+  },
+
+  // arbitrary code: no opinion of its own, so a `REPL` allow rule, a hook or the user decides (ask by default)
+  async checkPermissions(): Promise<PermissionResult> {
+    return {
+      behavior: "passthrough",
+      message: "REPL runs arbitrary Python code (in the sandbox, with the write access of an allowed Bash command); it runs only with your permission.",
+      suggestions: [{ type: "addRules", behavior: "allow", rules: [{ toolName: REPL_TOOL_NAME }], destination: "localSettings" }],
+    };
   },
 
   async call(input, context) {

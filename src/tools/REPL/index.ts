@@ -107,7 +107,9 @@ export const REPLTool = buildTool<ReplInput, ReplOutput>({
       await host.forget(`This is a new Python process: the previous one was killed. ${lost}`);
       if (end.aborted) throw new AbortError();
       isError = true;
-      error = `The code timed out after ${formatDuration(timeoutMs)} and did not stop on KeyboardInterrupt within ${formatDuration(INTERRUPT_GRACE_MS)}, so the Python process was killed and will be restarted on the next call. ${lost}`;
+      error = !end.timedOut
+        ? `The Python process was stopped before this code could run, and will be restarted on the next call. ${lost}`
+        : `The code timed out after ${formatDuration(timeoutMs)} and did not stop on KeyboardInterrupt within ${formatDuration(INTERRUPT_GRACE_MS)}, so the Python process was killed and will be restarted on the next call. ${lost}`;
     } else {
       await host.forget(`This is a new Python process: the previous one ended. ${lost}`);
       isError = true;

@@ -56,6 +56,7 @@ export class ReplProcess {
   private exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
   private readonly exitWaiters = new Set<() => void>();
   private killing?: Promise<unknown>;
+  private runs: Promise<unknown> = Promise.resolve();
   /** Resolves with the Python version once the driver is ready; rejects with what went wrong otherwise. */
   readonly ready: Promise<string>;
 
@@ -132,8 +133,15 @@ export class ReplProcess {
     if (this.alive) this.child.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** Run code; resolves when it ends one way or another, never rejects. Calls must not overlap. */
+  /** Run code; resolves when it ends one way or another, never rejects. Calls wait for the one before (a subagent shares the REPL). */
   run(options: ReplRunOptions): Promise<ReplRunEnd> {
+    const next = this.runs.then(() => this.runNow(options));
+    this.runs = next;
+    return next;
+  }
+
+  private runNow(options: ReplRunOptions): Promise<ReplRunEnd> {
+    if (!this.alive) return Promise.resolve(this.killing ? { kind: "killed", timedOut: false, aborted: false } : { kind: "exited", code: this.exitInfo?.code ?? null, signal: this.exitInfo?.signal ?? null });
     const id = this.nextId++;
     return new Promise<ReplRunEnd>((resolve) => {
       let timedOut = false;

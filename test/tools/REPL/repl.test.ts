@@ -13,6 +13,7 @@ import { createSession, type Session } from "../../../src/session/index.js";
 import { checkSandboxSupport } from "../../../src/sandbox/index.js";
 import { findPython3 } from "../../../src/tools/REPL/index.js";
 import { approveAll, assistantMessage, tempDir } from "../../helpers.js";
+import { waitFor } from "../Bash/helpers.js";
 
 const python = findPython3(process.env);
 const support = checkSandboxSupport();
@@ -30,14 +31,21 @@ interface Setup {
   sandbox?: boolean;
   allowedTools?: string[];
   marker?: string;
+  settings?: Record<string, unknown>;
 }
 
 async function open(setup: Setup = {}): Promise<{ session: Session; cwd: string }> {
   const cwd = tempDir("tg-repl-");
   const home = tempDir("tg-repl-home-");
+  let settingsFile: string | undefined;
+  if (setup.settings) {
+    settingsFile = path.join(home, "extra-settings.json");
+    fs.writeFileSync(settingsFile, JSON.stringify(setup.settings));
+  }
   const session = await createSession({
     cwd,
     home,
+    settingsFile,
     sandbox: setup.sandbox,
     allowedTools: setup.allowedTools,
     env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json"), ...(setup.marker ? { TG_REPL_MARKER: setup.marker } : {}) },
@@ -57,7 +65,7 @@ async function repl(session: Session, input: Record<string, unknown>, canUseTool
   if (result.type !== "result") throw new Error("no result");
   const content = result.block.content;
   const text = typeof content === "string" ? content : (content ?? []).map((c) => ("text" in c ? c.text : "")).join("\n");
-  return { text, isError: result.block.is_error === true };
+  return { text, isError: result.block.is_error === true, outcome: result.outcome };
 }
 
 /** Pids of live processes whose environment holds the marker (found across the sandbox's pid namespace). */
@@ -81,9 +89,9 @@ describe.skipIf(!python)("REPL", () => {
   it("keeps variables, imports and definitions between calls and returns the last expression's value", async () => {
     const { session } = await open({ sandbox: false, allowedTools: ["REPL"] });
     const first = await repl(session, { code: "import math\nx = 41\ndef twice(n):\n    return 2 * n\nprint('hello')\nx + 1" });
-    expect(first).toEqual({ text: "stdout:\nhello\nvalue: 42", isError: false });
+    expect(first).toMatchObject({ text: "stdout:\nhello\nvalue: 42", isError: false });
     const second = await repl(session, { code: "twice(x) + math.floor(1.5)" });
-    expect(second).toEqual({ text: "value: 83", isError: false });
+    expect(second).toMatchObject({ text: "value: 83", isError: false });
     expect((await repl(session, { code: "_" })).text).toBe("value: 83");
   });
 
@@ -100,7 +108,7 @@ describe.skipIf(!python)("REPL", () => {
     expect(syntax.text).toMatch(/SyntaxError/);
     expect(syntax.text).not.toContain("ast.py");
     expect(await repl(session, { code: "exit()" })).toMatchObject({ isError: true, text: expect.stringContaining("exit() and quit() do not end it") });
-    expect(await repl(session, { code: "y" })).toEqual({ text: "value: 7", isError: false });
+    expect(await repl(session, { code: "y" })).toMatchObject({ text: "value: 7", isError: false });
   });
 
   it("does not let code printing to the real stdout corrupt the protocol", async () => {
@@ -131,7 +139,7 @@ describe.skipIf(!python)("REPL", () => {
     expect(result.isError).toBe(true);
     expect(result.text).toContain("timed out after 0.3s and was stopped with KeyboardInterrupt; the interpreter and its state are kept");
     expect(result.text).toContain("KeyboardInterrupt");
-    expect(await repl(session, { code: "x" })).toEqual({ text: "value: 'kept'", isError: false });
+    expect(await repl(session, { code: "x" })).toMatchObject({ text: "value: 'kept'", isError: false });
   });
 
   it("kills and restarts code that ignores KeyboardInterrupt, saying the state was lost", async () => {
@@ -149,10 +157,38 @@ describe.skipIf(!python)("REPL", () => {
     expect(after.text).toBe("This is a new Python process: the previous one was killed. Variables, imports and definitions from earlier calls are gone.\nvalue: False");
   });
 
+  it("an abort interrupts the code, the call is reported as cancelled, and code that yields keeps the state", async () => {
+    const { session, cwd } = await open({ sandbox: false, allowedTools: ["REPL"] });
+    await repl(session, { code: "x = 'kept'" });
+    const started = path.join(cwd, "started");
+    const run = repl(session, { code: `import time\nopen(${JSON.stringify(started)}, 'w').close()\nwhile True:\n    time.sleep(0.05)` });
+    expect(await waitFor(() => fs.existsSync(started))).toBe(true);
+    session.context.abortController.abort();
+    const result = await run;
+    expect(result.isError).toBe(true);
+    expect(result.outcome).toBe("cancelled");
+    session.context.abortController = new AbortController();
+    expect(await repl(session, { code: "x" })).toMatchObject({ text: "value: 'kept'", isError: false });
+  });
+
+  it.skipIf(!!sandboxSkip)("restarts the sandboxed interpreter with a notice when the sandbox policy changes", async () => {
+    const { session } = await open({ allowedTools: ["REPL"] });
+    await repl(session, { code: "x = 1" });
+    expect((await repl(session, { code: "x" })).text).toBe("value: 1");
+    const extra = tempDir("tg-repl-extra-");
+    session.context.setAppState((prev) => ({
+      ...prev,
+      toolPermissionContext: { ...prev.toolPermissionContext, additionalWorkingDirectories: [...prev.toolPermissionContext.additionalWorkingDirectories, { path: extra, source: "session" }] },
+    }));
+    const after = await repl(session, { code: `open(${JSON.stringify(path.join(extra, "f.txt"))}, 'w').write('ok')\n'x' in globals()` });
+    expect(after.text).toBe("The sandbox policy changed since the Python process started (write scope, directories or allowed hosts), so it was restarted: variables, imports and definitions from earlier calls are gone.\nvalue: False");
+    expect(fs.readFileSync(path.join(extra, "f.txt"), "utf8")).toBe("ok");
+  });
+
   it("says so when the process dies, and starts a new one on the next call", async () => {
     const { session } = await open({ sandbox: false, allowedTools: ["REPL"] });
     const died = await repl(session, { code: "import os\nos._exit(3)" });
-    expect(died).toEqual({ isError: true, text: expect.stringContaining("The Python process exited with code 3 while running the code") });
+    expect(died).toMatchObject({ isError: true, text: expect.stringContaining("The Python process exited with code 3 while running the code") });
     expect((await repl(session, { code: "1 + 1" })).text).toContain("value: 2");
   });
 
@@ -168,7 +204,11 @@ describe.skipIf(!python)("REPL", () => {
     const denied = await repl(session, { code: "1" });
     expect(denied.isError).toBe(true);
     expect(denied.text).toMatch(/REPL/);
-    expect(await repl(session, { code: "1" }, approveAll)).toEqual({ text: "value: 1", isError: false });
+    expect(await repl(session, { code: "1" }, approveAll)).toMatchObject({ text: "value: 1", isError: false });
+    const { session: allowed } = await open({ sandbox: false, settings: { permissions: { allow: ["REPL"] } } });
+    expect(await repl(allowed, { code: "2" })).toMatchObject({ text: "value: 2", isError: false });
+    const { session: denying } = await open({ sandbox: false, settings: { permissions: { allow: ["REPL"], deny: ["REPL"] } } });
+    expect(await repl(denying, { code: "3" }, approveAll)).toMatchObject({ isError: true });
   });
 
   it("stops the Python process when the session closes", async () => {
@@ -185,14 +225,14 @@ describe.skipIf(!python)("REPL", () => {
       const { session, cwd } = await open({ allowedTools: ["REPL"] });
       const outside = path.join(tempDir("tg-repl-outside-"), "escaped.txt");
       const inside = await repl(session, { code: "open('inside.txt', 'w').write('ok')" });
-      expect(inside).toEqual({ text: "value: 2", isError: false });
+      expect(inside).toMatchObject({ text: "value: 2", isError: false });
       expect(fs.readFileSync(path.join(cwd, "inside.txt"), "utf8")).toBe("ok");
       const escaped = await repl(session, { code: `open(${JSON.stringify(outside)}, 'w').write('no')` });
       expect(escaped.isError).toBe(true);
       expect(escaped.text).toMatch(/Read-only file system|Permission denied/);
       expect(fs.existsSync(outside)).toBe(false);
       // the same process served both calls
-      expect(await repl(session, { code: "x = 1\nx" })).toEqual({ text: "value: 1", isError: false });
+      expect(await repl(session, { code: "x = 1\nx" })).toMatchObject({ text: "value: 1", isError: false });
       expect((await repl(session, { code: "x" })).text).toBe("value: 1");
     });
 

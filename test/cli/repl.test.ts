@@ -71,6 +71,8 @@ describe.skipIf(!python)("REPL through toolgate exec", () => {
         call("x = 20\nx * 2"),
         call("import os\nos.environ.get('TG_REPL_MARKER') == " + JSON.stringify(marker)),
         call("x + 1"),
+        call("import time\nwhile True:\n    time.sleep(0.05)", { timeout: 200 }),
+        call("x + 2"),
         call("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.05)", { timeout: 200 }),
         call("'x' in globals()"),
       ],
@@ -81,10 +83,32 @@ describe.skipIf(!python)("REPL through toolgate exec", () => {
       "value: 40",
       "value: True",
       "value: 21",
+      expect.stringContaining("stopped with KeyboardInterrupt; the interpreter and its state are kept"),
+      "value: 22",
       expect.stringContaining("did not stop on KeyboardInterrupt"),
       "This is a new Python process: the previous one was killed. Variables, imports and definitions from earlier calls are gone.\nvalue: False",
     ]);
-    expect(results[3].isError).toBe(true);
+    expect(results[5].isError).toBe(true);
+    expect(processesWithMarker(marker)).toEqual([]);
+  });
+
+  it("leaves no process behind when the CLI is stopped by a signal mid-session", async () => {
+    const marker = randomUUID();
+    const cwd = tempDir("tg-repl-cli-");
+    const child = spawn(process.execPath, [...cliArgs, "exec", "--cwd", cwd, "--allowedTools", "REPL"], { cwd, env: isolatedEnv({ TG_REPL_MARKER: marker }), stdio: ["pipe", "pipe", "pipe"] });
+    const firstLine = new Promise<string>((resolve) => {
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d;
+        if (out.includes("\n")) resolve(out);
+      });
+    });
+    child.stdin.write(`${JSON.stringify(call("import subprocess\nchild = subprocess.Popen(['sleep', '300'])\n'started'"))}\n`);
+    expect(await firstLine).toContain("value: 'started'");
+    expect(processesWithMarker(marker).length).toBeGreaterThan(0);
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    child.kill("SIGTERM");
+    await closed;
     expect(processesWithMarker(marker)).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ import { checkSandboxSupport } from "../../src/sandbox/index.js";
 import { findPython3 } from "../../src/tools/REPL/index.js";
 import { tempDir } from "../helpers.js";
 import { cliArgs, cliEnv } from "../cliCommand.js";
+import { agentEnv, project, runCli, serveModel } from "./agentRun.js";
 
 const python = findPython3(process.env);
 const support = checkSandboxSupport();
@@ -110,6 +111,23 @@ describe.skipIf(!python)("REPL through toolgate exec", () => {
     child.kill("SIGTERM");
     await closed;
     expect(processesWithMarker(marker)).toEqual([]);
+  });
+
+  it("the agent (-p) is offered REPL, and its calls share one interpreter", async () => {
+    const dir = project();
+    const server = await serveModel({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_1", name: "REPL", input: { code: "total = sum(range(10))" } }] },
+        { content: [{ type: "tool_use", id: "toolu_2", name: "REPL", input: { code: "total * 2" } }] },
+        { content: [{ type: "text", text: "The answer is 90." }] },
+      ],
+    });
+    const result = await runCli(["-p", "compute", "--cwd", dir, "--allowedTools", "REPL"], agentEnv(server, dir));
+    expect(result.stdout.trim()).toBe("The answer is 90.");
+    expect(result.code).toBe(0);
+    const requests = server.requests();
+    expect((requests[0].body.tools as { name: string }[]).map((t) => t.name)).toContain("REPL");
+    expect(requests[2].body.messages.at(-1).content[0].content).toBe("value: 90");
   });
 
   it("is denied without a REPL rule, since nobody can be asked", async () => {

@@ -38,6 +38,8 @@ export function findPython3(env: NodeJS.ProcessEnv): string | undefined {
 export const NO_PYTHON_MESSAGE =
   "No Python 3 interpreter was found: python3 is not on the PATH of this session. Install Python 3 (e.g. sudo apt-get install python3) or put it on PATH, then start a new session; meanwhile use Bash.";
 
+export const STATE_LOST = "Variables, imports and definitions from earlier calls are gone.";
+
 const singleQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** The running process, or why one cannot start. */
@@ -78,6 +80,8 @@ export function createReplHost(python: string): ReplHost {
 
   const start = async (context: ToolUseContext): Promise<Acquired> => {
     const notes: string[] = [];
+    // ended between calls (a thread called os._exit, the OOM killer): say so once, as after a kill
+    if (running && !running.process.alive && !pendingNotice) pendingNotice = `This is a new Python process: the previous one ended between calls. ${STATE_LOST}`;
     if (pendingNotice) {
       notes.push(pendingNotice);
       pendingNotice = undefined;
@@ -103,7 +107,7 @@ export function createReplHost(python: string): ReplHost {
         network: networkPolicy(permissionContext, sandbox.settings),
       });
       if (running?.process.alive && running.policyKey === policyKey) return { process: running.process, notes, sandboxed: running.sandboxed };
-      if (running?.process.alive) notes.push("The sandbox policy changed since the Python process started (write scope, directories or allowed hosts), so it was restarted: variables, imports and definitions from earlier calls are gone.");
+      if (running?.process.alive) notes.push(`The sandbox policy changed since the Python process started (write scope, directories or allowed hosts), so it was restarted. ${STATE_LOST}`);
       await stop();
       try {
         const command = await sandbox.wrap(pythonCommand, { permissionContext, scope, commandId: `${context.sessionId}:repl:${randomUUID()}` });

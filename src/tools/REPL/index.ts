@@ -5,7 +5,7 @@ import { buildTool } from "../../core/buildTool.js";
 import type { PermissionResult } from "../../core/permissionTypes.js";
 import { createTaskId } from "../../core/tasks.js";
 import { OutputCollector } from "../Bash/output.js";
-import { NO_PYTHON_MESSAGE } from "./host.js";
+import { NO_PYTHON_MESSAGE, STATE_LOST } from "./host.js";
 import { DEFAULT_TIMEOUT_MS, INTERRUPT_GRACE_MS, MAX_TIMEOUT_MS, MAX_VALUE_CHARS, REPL_TOOL_NAME, replDescription, replPrompt } from "./prompt.js";
 
 export { createReplHost, findPython3, NO_PYTHON_MESSAGE, type ReplHost } from "./host.js";
@@ -93,7 +93,7 @@ export const REPLTool = buildTool<ReplInput, ReplOutput>({
     let error: string | undefined;
     let value: string | undefined;
     let isError = false;
-    const lost = "Variables, imports and definitions from earlier calls are gone.";
+    const lost = STATE_LOST;
     if (end.kind === "done") {
       if (end.aborted) throw new AbortError();
       if (end.value !== null) value = end.value.length > MAX_VALUE_CHARS ? `${end.value.slice(0, MAX_VALUE_CHARS)}… (repr cut at ${MAX_VALUE_CHARS} of ${end.value.length} characters)` : end.value;

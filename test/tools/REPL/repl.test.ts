@@ -181,7 +181,7 @@ describe.skipIf(!python)("REPL", () => {
       toolPermissionContext: { ...prev.toolPermissionContext, additionalWorkingDirectories: [...prev.toolPermissionContext.additionalWorkingDirectories, { path: extra, source: "session" }] },
     }));
     const after = await repl(session, { code: `open(${JSON.stringify(path.join(extra, "f.txt"))}, 'w').write('ok')\n'x' in globals()` });
-    expect(after.text).toBe("The sandbox policy changed since the Python process started (write scope, directories or allowed hosts), so it was restarted: variables, imports and definitions from earlier calls are gone.\nvalue: False");
+    expect(after.text).toBe("The sandbox policy changed since the Python process started (write scope, directories or allowed hosts), so it was restarted. Variables, imports and definitions from earlier calls are gone.\nvalue: False");
     expect(fs.readFileSync(path.join(extra, "f.txt"), "utf8")).toBe("ok");
   });
 
@@ -190,6 +190,16 @@ describe.skipIf(!python)("REPL", () => {
     const died = await repl(session, { code: "import os\nos._exit(3)" });
     expect(died).toMatchObject({ isError: true, text: expect.stringContaining("The Python process exited with code 3 while running the code") });
     expect((await repl(session, { code: "1 + 1" })).text).toContain("value: 2");
+  });
+
+  it("says so when the process ended between calls", async () => {
+    const marker = randomUUID();
+    const { session } = await open({ sandbox: false, allowedTools: ["REPL"], marker });
+    await repl(session, { code: "import os, threading\nx = 1\nthreading.Timer(0.1, lambda: os._exit(0)).start()" });
+    expect(await waitFor(() => processesWithMarker(marker).length === 0)).toBe(true);
+    expect((await repl(session, { code: "'x' in globals()" })).text).toBe(
+      "This is a new Python process: the previous one ended between calls. Variables, imports and definitions from earlier calls are gone.\nvalue: False",
+    );
   });
 
   it("refuses empty code with a message saying what to pass", async () => {

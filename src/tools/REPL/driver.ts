@@ -12,7 +12,7 @@
  * pid outside meaningless); the handler raises KeyboardInterrupt only while user code runs.
  */
 export const REPL_DRIVER = String.raw`
-import ast, io, json, linecache, os, queue, signal, sys, threading, traceback
+import ast, io, json, linecache, os, queue, signal, sys, threading, traceback, types
 
 _proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
 _proto_out = os.fdopen(os.dup(1), "wb")
@@ -58,7 +58,11 @@ class _Stream(io.TextIOBase):
 
 _out, _err = _Stream("stdout"), _Stream("stderr")
 _out.other, _err.other = _err, _out
-_globals = {"__name__": "__main__", "__builtins__": __builtins__}
+# user code gets a __main__ of its own: pickle and friends find its classes there, and it never sees the driver
+_user_main = types.ModuleType("__main__")
+_user_main.__dict__["__builtins__"] = __builtins__
+sys.modules["__main__"] = _user_main
+_globals = _user_main.__dict__
 _running = False
 _main = threading.main_thread().ident
 _requests = queue.Queue()

@@ -93,6 +93,9 @@ describe.skipIf(!python)("REPL", () => {
     const second = await repl(session, { code: "twice(x) + math.floor(1.5)" });
     expect(second).toMatchObject({ text: "value: 83", isError: false });
     expect((await repl(session, { code: "_" })).text).toBe("value: 83");
+    // a class defined in the REPL lives in its __main__, where pickle looks for it; the driver's names are not there
+    const pickled = await repl(session, { code: "import pickle\nclass Point:\n    def __init__(self, x): self.x = x\npickle.loads(pickle.dumps(Point(3))).x, '_send' in globals()" });
+    expect(pickled).toMatchObject({ text: "value: (3, False)", isError: false });
   });
 
   it("reports stdout, stderr and exceptions, and the interpreter survives them", async () => {

@@ -12,7 +12,7 @@
  * pid outside meaningless); the handler raises KeyboardInterrupt only while user code runs.
  */
 export const REPL_DRIVER = String.raw`
-import ast, io, json, linecache, os, queue, signal, sys, threading, traceback, types
+import ast, codecs, io, json, linecache, os, queue, signal, sys, threading, traceback, types
 
 _proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
 _proto_out = os.fdopen(os.dup(1), "wb")
@@ -31,7 +31,7 @@ def _send(msg):
 class _Stream(io.TextIOBase):
     LIMIT = 8192
     def __init__(self, name):
-        self.name, self.parts, self.size, self.other = name, [], 0, None
+        self.name, self.parts, self.size, self.other, self._bytes = name, [], 0, None, None
     def writable(self):
         return True
     def write(self, s):
@@ -53,8 +53,26 @@ class _Stream(io.TextIOBase):
     @property
     def encoding(self):
         return "utf-8"
+    @property
+    def buffer(self):
+        if self._bytes is None:
+            self._bytes = _Bytes(self)
+        return self._bytes
     def isatty(self):
         return False
+
+class _Bytes(io.RawIOBase):
+    """sys.stdout.buffer: bytes decoded as UTF-8 (a character split across writes is kept for the next)."""
+    def __init__(self, text):
+        self.text, self.decoder = text, codecs.getincrementaldecoder("utf-8")("replace")
+    def writable(self):
+        return True
+    def write(self, b):
+        data = bytes(b)
+        self.text.write(self.decoder.decode(data))
+        return len(data)
+    def flush(self):
+        self.text.flush()
 
 _out, _err = _Stream("stdout"), _Stream("stderr")
 _out.other, _err.other = _err, _out

@@ -100,9 +100,9 @@ describe.skipIf(!python)("REPL", () => {
 
   it("reports stdout, stderr and exceptions, and the interpreter survives them", async () => {
     const { session } = await open({ sandbox: false, allowedTools: ["REPL"] });
-    const result = await repl(session, { code: "import sys\ny = 7\nprint('out')\nprint('err', file=sys.stderr)\n1/0" });
+    const result = await repl(session, { code: "import sys\ny = 7\nprint('out')\nsys.stdout.buffer.write('bytes é\\n'.encode())\nprint('err', file=sys.stderr)\n1/0" });
     expect(result.isError).toBe(true);
-    expect(result.text).toContain("stdout:\nout");
+    expect(result.text).toContain("stdout:\nout\nbytes é");
     expect(result.text).toContain("stderr:\nerr");
     expect(result.text).toContain("ZeroDivisionError: division by zero");
     expect(result.text).not.toContain("_run");

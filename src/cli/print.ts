@@ -21,6 +21,7 @@ import type { Telemetry } from "../telemetry/index.js";
 import { expandSlashPrompt } from "../agent/commands.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { REPLTool, findPython3 } from "../tools/REPL/index.js";
 import { createStructuredOutputTool, structuredOutputSystemSection } from "../tools/StructuredOutput/index.js";
 import { isInlineSettings, SETTING_SOURCE_NAMES, type SettingSourceName } from "../settings/index.js";
 import { getToolgateHome } from "../util/home.js";
@@ -207,16 +208,18 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
 
   // --tools: the built-in tools offered ("default": all of them; an empty list: none).
   let builtinTools = sessionOptions.tools;
+  // REPL is a built-in wherever python3 is (the session adds it by itself when no list is given)
+  const offered = () => [...getBuiltinTools(), ...(findPython3(sessionOptions.env ?? process.env) ? [REPLTool] : [])];
   if (flags.tools !== undefined && flags.tools.trim() !== "default") {
     const wanted = parseList(flags.tools);
-    const all = getBuiltinTools();
+    const all = offered();
     for (const name of wanted) if (!all.some((t) => t.name === name || t.aliases?.includes(name))) warn(`--tools: toolgate has no built-in tool ${name}`);
     builtinTools = all.filter((t) => wanted.includes(t.name) || t.aliases?.some((a) => wanted.includes(a)));
   }
   // --json-schema (or initialize's jsonSchema): the model answers with the StructuredOutput tool.
   const schema = initialize?.jsonSchema ?? flagSchema;
   let answered: AnyObject | undefined;
-  if (schema) builtinTools = [...(builtinTools ?? getBuiltinTools()), createStructuredOutputTool(schema as JSONSchema, (value) => (answered = value))];
+  if (schema) builtinTools = [...(builtinTools ?? offered()), createStructuredOutputTool(schema as JSONSchema, (value) => (answered = value))];
 
   let sessionId = resumed && !flags.forkSession ? resumed.sessionId : (flags.sessionId ?? undefined);
   if (flags.sessionId && fs.existsSync(transcriptPath(sessionOptions.home ?? getToolgateHome(), sessionOptions.cwd!, flags.sessionId))) throw new UsageError(`--session-id ${flags.sessionId}: a session with this id exists already (resume it with --resume)`);

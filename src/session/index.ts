@@ -27,6 +27,7 @@ import { readLspSettings, startLsp } from "../lsp/index.js";
 import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
 import { ListMcpResourcesTool, ReadMcpResourceTool } from "../tools/McpResources/index.js";
 import { loadSessionPlugins, PLUGIN_ROOT_VARIABLE, type LoadedPlugin, type PluginDir } from "../plugins/index.js";
+import { REPLTool, createReplHost, findPython3 } from "../tools/REPL/index.js";
 import { decideTrust, folderMcpServers, restrictFolderSettings, type IgnoredSetting, type TrustDecision } from "../trust/index.js";
 
 export interface SessionOptions {
@@ -182,7 +183,9 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   // Language servers start on the first edit of one of their files; the Diagnostics tool exists only with them.
   const lspServers = readLspSettings(merged);
   const lsp = Object.keys(lspServers).length ? await startLsp({ servers: lspServers, cwd, env, trusted: trust.trusted }) : undefined;
-  const defaultTools = lsp ? [...getBuiltinTools(), DiagnosticsTool] : getBuiltinTools();
+  // The REPL is offered only where python3 is on the session's PATH.
+  const python = findPython3(env);
+  const defaultTools = [...getBuiltinTools(), ...(lsp ? [DiagnosticsTool] : []), ...(python ? [REPLTool] : [])];
   const permissionContext = buildPermissionContext({
     loaded: settings,
     cwd,
@@ -281,6 +284,8 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     }),
     sandbox,
   };
+  const repl = python ? createReplHost(python) : undefined;
+  if (repl) context.repl = repl;
   if (lsp) {
     context.lsp = lsp;
     (context.fileWriteObservers ??= []).push(lsp.observer);
@@ -299,6 +304,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     plugins,
     async close() {
       await context.tasks.stopAll();
+      await repl?.close();
       await mcp?.close();
       await lsp?.close();
       await sandbox.close();

@@ -200,6 +200,8 @@ describe.skipIf(!python)("REPL", () => {
     const { session } = await open({ sandbox: false, allowedTools: ["REPL"], marker });
     await repl(session, { code: "import os, threading\nx = 1\nthreading.Timer(0.1, lambda: os._exit(0)).start()" });
     expect(await waitFor(() => processesWithMarker(marker).length === 0)).toBe(true);
+    // gone from /proc is not yet seen by the host: wait for its exit event, or the call races it
+    expect(await waitFor(() => session.context.repl?.pid === undefined)).toBe(true);
     expect((await repl(session, { code: "'x' in globals()" })).text).toBe(
       "This is a new Python process: the previous one ended between calls. Variables, imports and definitions from earlier calls are gone.\nvalue: False",
     );

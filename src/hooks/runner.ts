@@ -1,6 +1,7 @@
 import path from "node:path";
 import { readPassEnv, withoutCredentials } from "../util/childEnv.js";
-import type { HookCallArgs, HookNotice, HookRunner, PreToolUseHookOutcome, SessionHookArgs, SessionHookEvent, SessionHookOutcome } from "../core/Tool.js";
+import { randomUUID } from "node:crypto";
+import type { HookCallArgs, HookNotice, HookRunEvent, HookRunner, PreToolUseHookOutcome, SessionHookArgs, SessionHookEvent, SessionHookOutcome } from "../core/Tool.js";
 import type { PermissionDecision } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
 import type { LoadedSettings } from "../settings/types.js";
@@ -121,11 +122,21 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
     hooks.push({ event: callback.event, matcher, command: callback.label, timeoutSeconds: callback.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS, file: "the controlling program", callback });
   }
   let undeliveredConfigNotices = [...configNotices];
+  const observers = new Set<(event: HookRunEvent) => void>();
+  const tell = (event: HookRunEvent) => {
+    for (const listener of observers) {
+      try {
+        listener(event);
+      } catch {
+        // An observer's fault must not change what the hook decided.
+      }
+    }
+  };
 
   async function run(event: ToolHookEvent, args: HookCallArgs, extra: Record<string, unknown>): Promise<HookVerdict[]> {
     const { tool } = args;
     const toolNames = [tool.name, ...(tool.aliases ?? [])];
-    return runMatching(event, args.context, (h) => h.matcher.matches(toolNames), {
+    return runMatching(event, args.context, (h) => h.matcher.matches(toolNames), tool.name, {
       tool_name: tool.name,
       tool_input: args.input,
       tool_use_id: args.toolUseID,
@@ -135,13 +146,14 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
 
   /** SessionStart's matcher matches its source, SubagentStop's the agent type; UserPromptSubmit and Stop hooks all run (as in Claude Code). */
   function runSession(event: SessionHookEvent, args: SessionHookArgs, matchOn: string | undefined, extra: Record<string, unknown>): Promise<HookVerdict[]> {
-    return runMatching(event, args.context, (h) => matchOn === undefined || h.matcher.matches([matchOn]), extra);
+    return runMatching(event, args.context, (h) => matchOn === undefined || h.matcher.matches([matchOn]), matchOn, extra);
   }
 
   async function runMatching(
     event: AnyHookEvent,
     context: HookCallArgs["context"],
     matches: (hook: ConfiguredHook) => boolean,
+    matchedOn: string | undefined,
     fields: Record<string, unknown>,
   ): Promise<HookVerdict[]> {
     const seen = new Set<string>();
@@ -161,24 +173,31 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
     const signal = context.abortController.signal;
     return Promise.all(
       matching.map(async (hook) => {
-        if (hook.callback) {
-          const result = await runCallback(hook.callback, JSON.parse(stdin) as Record<string, unknown>, typeof fields.tool_use_id === "string" ? fields.tool_use_id : undefined, hook.timeoutSeconds, signal);
-          return { ...interpretHookResult(event, hook.command, result, hook.timeoutSeconds), file: hook.file };
-        }
-        const result = await execHookCommand({
-          command: hook.command,
-          stdin,
-          cwd: projectDir,
-          env,
-          timeoutMs: hook.timeoutSeconds * 1000,
-          // Hooks that start after a cancellation (PostToolUseFailure for an interrupt) still run.
-          signal: signal.aborted ? undefined : signal,
-          maxOutputBytes: options.maxOutputBytes,
-          killGraceMs: options.killGraceMs,
-        });
+        // Claude Code names a hook run by its event and what the matcher was tested against.
+        const named = { hookId: randomUUID(), hookName: matchedOn ? `${event}:${matchedOn}` : event, hookEvent: event };
+        if (observers.size) tell({ type: "started", ...named });
+        const result = await runOne(hook, stdin, fields, env, signal);
+        if (observers.size) tell({ type: "response", ...named, ...describeRun(result) });
         return { ...interpretHookResult(event, hook.command, result, hook.timeoutSeconds), file: hook.file };
       }),
     );
+  }
+
+  function runOne(hook: ConfiguredHook, stdin: string, fields: Record<string, unknown>, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<HookExecResult> {
+    if (hook.callback) {
+      return runCallback(hook.callback, JSON.parse(stdin) as Record<string, unknown>, typeof fields.tool_use_id === "string" ? fields.tool_use_id : undefined, hook.timeoutSeconds, signal);
+    }
+    return execHookCommand({
+      command: hook.command,
+      stdin,
+      cwd: projectDir,
+      env,
+      timeoutMs: hook.timeoutSeconds * 1000,
+      // Hooks that start after a cancellation (PostToolUseFailure for an interrupt) still run.
+      signal: signal.aborted ? undefined : signal,
+      maxOutputBytes: options.maxOutputBytes,
+      killGraceMs: options.killGraceMs,
+    });
   }
 
   /**
@@ -231,12 +250,42 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
       guardedSession("SubagentStop", async () =>
         combineSessionHooks(await runSession("SubagentStop", args, args.agentType, { stop_hook_active: args.stopHookActive, agent_type: args.agentType, agent_id: args.agentId })),
       ),
+    preCompact: (args) =>
+      guardedSession("PreCompact", async () =>
+        combineSessionHooks(await runSession("PreCompact", args, args.trigger, { trigger: args.trigger, custom_instructions: args.customInstructions })),
+      ),
+    // SessionEnd and Notification cannot block: an exit 2 is only a notice.
+    sessionEnd: (args) => guardedSession("SessionEnd", async () => unblockable("SessionEnd", combineSessionHooks(await runSession("SessionEnd", args, args.reason, { reason: args.reason })))),
+    notification: (args) =>
+      guardedSession("Notification", async () =>
+        unblockable("Notification", combineSessionHooks(await runSession("Notification", args, args.notificationType, { message: args.message, notification_type: args.notificationType }))),
+      ),
+    observe(listener) {
+      observers.add(listener);
+      return () => observers.delete(listener);
+    },
   };
 
   /** Session hooks can only add context or block, so a runner fault gives no verdict (UserPromptSubmit blocks). */
   async function guardedSession(event: SessionHookEvent, produce: () => Promise<SessionHookOutcome>): Promise<SessionHookOutcome> {
     return (await guarded(event, produce)) as SessionHookOutcome;
   }
+}
+
+function unblockable(event: SessionHookEvent, outcome: SessionHookOutcome): SessionHookOutcome {
+  if (!outcome.block) return outcome;
+  const { block, ...rest } = outcome;
+  rest.notices.push({ hookEvent: event, command: "", level: "warning", message: `${event} hooks cannot block; exit code 2 ignored: ${block.reason}` });
+  return rest;
+}
+
+/** A hook run's result in the terms of stream-json's hook_response message. */
+function describeRun(result: HookExecResult): Omit<Extract<HookRunEvent, { type: "response" }>, "type" | "hookId" | "hookName" | "hookEvent"> {
+  if (result.kind === "spawnFailed") return { stdout: "", stderr: result.message, output: result.message, outcome: "error" };
+  const output = [result.stdout, result.stderr].filter(Boolean).join("\n");
+  const base = { stdout: result.stdout, stderr: result.stderr, output };
+  if (result.kind === "exited") return { ...base, exitCode: result.code, outcome: result.code === 0 ? "success" : "error" };
+  return { ...base, outcome: result.kind === "cancelled" ? "cancelled" : "error" };
 }
 
 /** A callback's answer as a command hook's result: JSON on stdout, a failure as exit 1 (or 2 to block). */

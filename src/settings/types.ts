@@ -12,6 +12,9 @@ export const HOOK_EVENTS = [
   "SessionStart",
   "Stop",
   "SubagentStop",
+  "PreCompact",
+  "SessionEnd",
+  "Notification",
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 

@@ -148,9 +148,17 @@ export async function compactHistory(args: {
   force?: boolean;
   focus?: string;
   signal?: AbortSignal;
+  /** For PreCompact hooks: /compact (or the control request) is manual, the loop's own compaction auto. Default: manual when forced. */
+  trigger?: "manual" | "auto";
 }): Promise<CompactionOutcome> {
   const { messages } = args;
   const tokensBefore = countContextTokens(messages, args.state.lastUsage).tokens;
+  const trigger = args.trigger ?? (args.force ? "manual" : "auto");
+  const hooks = await args.context.hookRunner?.preCompact?.({ context: args.context, trigger, customInstructions: args.focus ?? "" });
+  // Claude Code lets a PreCompact hook stop a compaction the user asked for; the loop's own goes on (the request must fit).
+  if (hooks?.block && trigger === "manual") {
+    return { kind: "failed", tokensBefore, tokensAfter: tokensBefore, message: `a PreCompact hook blocked the compaction: ${hooks.block.reason}` };
+  }
   if (!args.force) {
     const cleared = clearOldToolOutputs(messages, args.threshold * RECENT_SHARE);
     const afterClearing = countContextTokens(messages).tokens;

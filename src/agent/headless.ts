@@ -455,7 +455,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
   /** `/compact [focus]` as a prompt: summarise now, whatever the size. */
   const compactByHand = async (focus: string | undefined): Promise<AgentResult> => {
     const started = Date.now();
-    const outcome = await compactHistory({ messages, provider, context: session.context, system: options.system, threshold: options.compactionThreshold ?? Number.MAX_SAFE_INTEGER, state: compactionState, force: true, focus, signal: options.signal });
+    const outcome = await compactHistory({ messages, provider, context: session.context, system: options.system, threshold: options.compactionThreshold ?? Number.MAX_SAFE_INTEGER, state: compactionState, force: true, focus, signal: options.signal, trigger: "manual" });
     await reportCompaction(outcome, "manual", outcome.kind === "failed" ? undefined : [...messages]);
     const ok = outcome.kind !== "failed";
     return {

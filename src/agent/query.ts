@@ -496,7 +496,7 @@ async function* maybeCompact(options: QueryOptions, context: ToolUseContext, sig
   if (state.failures >= MAX_FAILED_COMPACTIONS) return;
   const tokens = countContextTokens(options.messages, state.lastUsage).tokens + estimateTokens(options.system.join("\n"));
   if (!force && tokens < threshold) return;
-  const outcome = await compactHistory({ messages: options.messages, provider: options.provider, context, system: options.system, threshold, state, force, signal });
+  const outcome = await compactHistory({ messages: options.messages, provider: options.provider, context, system: options.system, threshold, state, force, signal, trigger: "auto" });
   if (outcome.kind === "failed") {
     state.failures++;
     yield { type: "compact_boundary", outcome, trigger: "auto" };

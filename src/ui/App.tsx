@@ -351,7 +351,7 @@ export function App(props: AppProps) {
     compact: async (focus) => {
       const controller = new AbortController();
       setRunning({ controller, startedAt: Date.now(), label: "Compacting" });
-      const outcome = await compactHistory({ messages, provider: provider.current, context, system: props.system, threshold: props.compactionThreshold(provider.current.model), state: compaction.current, force: true, focus, signal: controller.signal });
+      const outcome = await compactHistory({ messages, provider: provider.current, context, system: props.system, threshold: props.compactionThreshold(provider.current.model), state: compaction.current, force: true, focus, signal: controller.signal, trigger: "manual" });
       if (outcome.kind !== "failed") transcript.compacted({ trigger: "manual", kind: outcome.kind, tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tokensAfter }, messages);
       view.contextTokens = outcome.tokensAfter;
       print(`compaction: ${outcome.message} (${outcome.tokensBefore} → ${outcome.tokensAfter} tokens)`, outcome.kind === "failed" ? "warning" : "info");

@@ -53,6 +53,8 @@ export interface HeadlessOptions {
   outputFormat: OutputFormat;
   verbose?: boolean;
   includePartialMessages?: boolean;
+  /** `--include-hook-events`: a hook_started and a hook_response system message for each hook run (stream-json). */
+  includeHookEvents?: boolean;
   maxTurns?: number;
   signal: AbortSignal;
   /** `--permission-prompt-tool`: the MCP tool that answers asks. */
@@ -185,6 +187,22 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     if (!streaming && options.verbose) options.diagnostics.write(`[toolgate] ${text}\n`);
   };
 
+  const hookRunner = session.context.hookRunner;
+  const stopObserving =
+    streaming && options.includeHookEvents
+      ? hookRunner?.observe?.((event) => {
+          const named = { hook_id: event.hookId, hook_name: event.hookName, hook_event: event.hookEvent };
+          if (event.type === "started") void emit({ type: "system", subtype: "hook_started", ...named });
+          else void emit({ type: "system", subtype: "hook_response", ...named, output: event.output, stdout: event.stdout, stderr: event.stderr, ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }), outcome: event.outcome });
+        })
+      : undefined;
+  const reportHookNotices = (notices: readonly { hookEvent: string; level: string; message: string }[]) => {
+    for (const notice of notices) {
+      void emitOwn({ type: "system", subtype: "notice", level: notice.level, message: notice.message });
+      if (!streaming || options.verbose) options.diagnostics.write(`[toolgate] ${notice.hookEvent} hook ${notice.level}: ${notice.message}\n`);
+    }
+  };
+
   // Rules an answer asked to remember, and what could not be: the same lines as the loop's notices.
   const notify = (level: "info" | "warning", message: string) => {
     void emitOwn({ type: "system", subtype: "notice", level, message });
@@ -199,6 +217,8 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       const reason = ask?.decisionReason;
       const turn = current;
       let response: Record<string, unknown>;
+      // The session now waits for the person: Notification hooks run beside the question, never delaying it.
+      void hookRunner?.notification?.({ context: session.context, message: `toolgate needs your permission to use ${tool.name}`, notificationType: "permission_prompt" }).then((outcome) => reportHookNotices(outcome.notices));
       try {
         response = await channel.request(
           "can_use_tool",
@@ -557,6 +577,10 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     // The model was told why each call was denied; the person is told too, with what would allow it.
     if (!streaming) for (const denial of totals.denials.length ? totals.denials : last.permissionDenials) options.diagnostics.write(`${denialLine(denial, deniedText.get(denial.toolUseID))}\n`);
   }
+  // SessionEnd: once, when the run is over; it cannot block, and each hook's own timeout bounds the wait.
+  const ended = await hookRunner?.sessionEnd?.({ context: session.context, reason: "other" });
+  if (ended) reportHookNotices(ended.notices);
+  stopObserving?.();
   const unansweredAsks = (totals.denials.length ? totals.denials : last.permissionDenials).filter((d) => unanswered.has(d.toolUseID)).length;
   return { ...last, ...(unansweredAsks ? { unansweredAsks } : {}) };
 

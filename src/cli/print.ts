@@ -96,7 +96,6 @@ function inertFlagWarnings(flags: PrintFlags): string[] {
     [flags.betas, `--betas ${flags.betas}`],
     [flags.taskBudget, `--task-budget ${flags.taskBudget}`],
     [flags.agent, `--agent ${flags.agent}`],
-    [flags.includeHookEvents, "--include-hook-events"],
     [flags.pluginDir?.length || flags.pluginDirNoMcp?.length, "--plugin-dir (toolgate has no plugins yet)"],
     [flags.channels?.length, "--channels"],
     [flags.resumeDropsTurn, "--resume-drops-turn"],
@@ -130,6 +129,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
   if (!INPUT_FORMATS.includes(inputFormat)) throw new UsageError(`--input-format must be one of ${INPUT_FORMATS.join(", ")}, got ${JSON.stringify(flags.inputFormat)}`);
   if (inputFormat === "stream-json" && outputFormat !== "stream-json") throw new UsageError("--input-format stream-json needs --output-format stream-json");
   if (flags.includePartialMessages && outputFormat !== "stream-json") throw new UsageError("--include-partial-messages needs --output-format stream-json");
+  if (flags.includeHookEvents && outputFormat !== "stream-json") throw new UsageError("--include-hook-events needs --output-format stream-json");
   if (flags.provider !== undefined && !PROVIDER_NAMES.includes(flags.provider as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(", ")}, got ${JSON.stringify(flags.provider)}`);
   if (flags.baseUrl !== undefined && !URL.canParse(flags.baseUrl)) throw new UsageError(`--base-url needs a URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(flags.baseUrl)}`);
   const maxTurns = flags.maxTurns === undefined ? undefined : parsePositiveInteger("--max-turns", flags.maxTurns);
@@ -297,6 +297,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         outputFormat,
         verbose,
         includePartialMessages: flags.includePartialMessages,
+        includeHookEvents: flags.includeHookEvents,
         maxTurns,
         signal: controller.signal,
         permissionPromptTool,

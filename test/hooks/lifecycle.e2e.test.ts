@@ -1,0 +1,198 @@
+/**
+ * PreCompact, SessionEnd and Notification hooks, and --include-hook-events, through the real CLI against the
+ * scripted model server. The hooks are real shell commands that append their stdin JSON to a file.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { cliArgs, cliEnv, repoRoot } from "../cliCommand.js";
+
+vi.setConfig({ testTimeout: 120_000 });
+
+const servers: FakeModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: FakeModelScript) {
+  const server = await startFakeModelServer({ script });
+  servers.push(server);
+  return server;
+}
+
+/** A project whose settings run `hooks`; each recording hook appends its stdin to `<dir>/hooks.jsonl`. */
+function project(hooks: Record<string, unknown>, extraSettings: Record<string, unknown> = {}) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-lifecycle-")));
+  fs.mkdirSync(path.join(dir, ".home"));
+  fs.mkdirSync(path.join(dir, ".toolgate"));
+  fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ hooks, ...extraSettings }));
+  return dir;
+}
+
+const record = (dir: string) => `{ cat; echo; } >> ${JSON.stringify(path.join(dir, "hooks.jsonl"))}`;
+const recorded = (dir: string): Array<Record<string, any>> => {
+  const file = path.join(dir, "hooks.jsonl");
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+};
+const group = (command: string, matcher?: string) => [{ ...(matcher ? { matcher } : {}), hooks: [{ type: "command", command, timeout: 10 }] }];
+
+function envFor(server: FakeModelServer, dir: string): NodeJS.ProcessEnv {
+  return { ...process.env, ...cliEnv, TOOLGATE_HOME: path.join(dir, ".home"), OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url };
+}
+
+function start(args: string[], env: NodeJS.ProcessEnv, stdin?: string) {
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let partial = "";
+  const lines: Array<Record<string, any>> = [];
+  const listeners: Array<(line: Record<string, any>) => void> = [];
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d;
+    partial += d;
+    let nl: number;
+    while ((nl = partial.indexOf("\n")) >= 0) {
+      const line = partial.slice(0, nl);
+      partial = partial.slice(nl + 1);
+      try {
+        const value = JSON.parse(line);
+        lines.push(value);
+        for (const l of listeners) l(value);
+      } catch {
+        // text output
+      }
+    }
+  });
+  child.stderr.on("data", (d: Buffer) => (stderr += d));
+  if (stdin !== undefined) child.stdin.end(stdin);
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string; lines: typeof lines }>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr, lines })));
+  const waitFor = (match: (line: Record<string, any>) => boolean) =>
+    new Promise<Record<string, any>>((resolve) => {
+      const found = lines.find(match);
+      if (found) return resolve(found);
+      listeners.push((l) => match(l) && resolve(l));
+    });
+  return { child, done, waitFor };
+}
+
+const base = (dir: string) => ["--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--trust"];
+
+describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
+  it("auto compaction runs PreCompact (trigger auto); every run ends with one SessionEnd (reason other)", async () => {
+    const dir = project({ PreCompact: group(`${record("$TOOLGATE_PROJECT_DIR")}`), SessionEnd: group(`${record("$TOOLGATE_PROJECT_DIR")}`) }, { models: { "claude-sonnet-4-5": { contextWindow: 8_000, maxOutputTokens: 1_000 } } });
+    const server = await serve({
+      turns: [
+        { content: [{ type: "text", text: `long answer ${"z".repeat(30_000)}` }], usage: { input_tokens: 500, output_tokens: 7_500 } },
+        { content: [{ type: "text", text: "SUMMARY" }] },
+        { content: [{ type: "text", text: "after compaction" }], usage: { input_tokens: 900, output_tokens: 5 } },
+      ],
+    });
+    const env = envFor(server, dir);
+    const first = await start(["-p", "write a long essay", ...base(dir)], env).done;
+    expect(first.code).toBe(0);
+    expect(recorded(dir).map((r) => r.hook_event_name)).toEqual(["SessionEnd"]);
+    const second = await start(["-p", "now shorten it", ...base(dir), "--continue"], env).done;
+    expect(second.code).toBe(0);
+    expect(second.lines.find((l) => l.subtype === "compact_boundary")).toMatchObject({ trigger: "auto", kind: "summarised" });
+    const runs = recorded(dir);
+    expect(runs.map((r) => r.hook_event_name)).toEqual(["SessionEnd", "PreCompact", "SessionEnd"]);
+    const sessionId = second.lines[0].session_id;
+    expect(runs[1]).toMatchObject({ hook_event_name: "PreCompact", trigger: "auto", custom_instructions: "", session_id: sessionId, cwd: dir });
+    expect(typeof runs[1].transcript_path).toBe("string");
+    expect(runs[2]).toMatchObject({ hook_event_name: "SessionEnd", reason: "other", session_id: sessionId });
+  });
+
+  it("a PreCompact hook that exits 2 stops /compact, and its reason is shown; a manual matcher sees the focus", async () => {
+    const blocker = `${record("$TOOLGATE_PROJECT_DIR")}; echo "keep the whole history for the audit" >&2; exit 2`;
+    const dir = project({ PreCompact: group(blocker, "manual") });
+    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "hello" }] }] });
+    const env = envFor(server, dir);
+    expect((await start(["-p", "hi", ...base(dir)], env).done).code).toBe(0);
+    const requestsBefore = server.requests().length;
+    const manual = await start(["-p", "/compact keep the tests", ...base(dir), "--continue"], env).done;
+    expect(manual.code).not.toBe(0);
+    const boundary = manual.lines.find((l) => l.subtype === "compact_boundary");
+    expect(boundary).toMatchObject({ trigger: "manual", kind: "failed" });
+    expect(boundary!.message).toContain("keep the whole history for the audit");
+    expect(manual.lines.at(-1)).toMatchObject({ type: "result", is_error: true });
+    expect(manual.lines.at(-1)!.result).toContain("keep the whole history for the audit");
+    // No summary was asked for.
+    expect(server.requests().length).toBe(requestsBefore);
+    expect(recorded(dir)).toEqual([expect.objectContaining({ hook_event_name: "PreCompact", trigger: "manual", custom_instructions: "keep the tests" })]);
+  });
+
+  it("a SessionEnd hook that hangs is killed at its timeout and the run still ends", async () => {
+    const dir = project({ SessionEnd: [{ hooks: [{ type: "command", command: "sleep 30", timeout: 1 }] }] });
+    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "bye" }] }] });
+    const started = Date.now();
+    const run = await start(["-p", "hi", ...base(dir), "--verbose"], envFor(server, dir)).done;
+    expect(run.code).toBe(0);
+    expect(run.lines.at(-1)).toMatchObject({ type: "result", result: "bye" });
+    expect(Date.now() - started).toBeLessThan(25_000);
+  });
+});
+
+describe("--include-hook-events", () => {
+  it("adds hook_started and hook_response lines for each hook run, and nothing without the flag", async () => {
+    const dir = project({ PreToolUse: group(`echo checked; echo warn >&2`, "Read"), SessionEnd: group(record("$TOOLGATE_PROJECT_DIR")) });
+    fs.writeFileSync(path.join(dir, "notes.txt"), "ship it\n");
+    const server = await serve({
+      loop: true,
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_read", name: "Read", input: { file_path: "notes.txt" } }] },
+        { content: [{ type: "text", text: "read" }] },
+      ],
+    });
+    const env = envFor(server, dir);
+    const withEvents = await start(["-p", "read notes", ...base(dir), "--include-hook-events"], env).done;
+    expect(withEvents.code).toBe(0);
+    const started = withEvents.lines.filter((l) => l.subtype === "hook_started");
+    const responses = withEvents.lines.filter((l) => l.subtype === "hook_response");
+    expect(started.map((l) => l.hook_event)).toEqual(["PreToolUse", "SessionEnd"]);
+    expect(started[0]).toMatchObject({ type: "system", hook_name: "PreToolUse:Read", hook_event: "PreToolUse" });
+    expect(typeof started[0].uuid).toBe("string");
+    expect(started[0].session_id).toBe(withEvents.lines[0].session_id);
+    const pre = responses.find((l) => l.hook_id === started[0].hook_id);
+    expect(pre).toMatchObject({ hook_name: "PreToolUse:Read", hook_event: "PreToolUse", stdout: "checked\n", stderr: "warn\n", exit_code: 0, outcome: "success" });
+    expect(withEvents.lines.indexOf(pre!)).toBeGreaterThan(withEvents.lines.indexOf(started[0]));
+    expect(responses.find((l) => l.hook_event === "SessionEnd")).toMatchObject({ hook_name: "SessionEnd:other", outcome: "success" });
+
+    const without = await start(["-p", "read notes", ...base(dir)], env).done;
+    expect(without.code).toBe(0);
+    expect(without.lines.filter((l) => String(l.subtype).startsWith("hook_"))).toEqual([]);
+  });
+
+  it("needs stream-json output", async () => {
+    const dir = project({});
+    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "x" }] }] });
+    const run = await start(["-p", "hi", "--cwd", dir, "--include-hook-events"], envFor(server, dir)).done;
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("--include-hook-events needs --output-format stream-json");
+  });
+});
+
+describe("Notification hooks", () => {
+  it("run with notification_type permission_prompt when a permission request goes to the controlling program", async () => {
+    const dir = project({ Notification: group(record("$TOOLGATE_PROJECT_DIR"), "permission_prompt") });
+    const server = await serve({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_bash", name: "Bash", input: { command: "echo hi > out.txt" } }] },
+        { content: [{ type: "text", text: "done" }] },
+      ],
+    });
+    const run = start(["-p", ...base(dir), "--input-format", "stream-json", "--verbose", "--include-hook-events"], envFor(server, dir));
+    run.child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: "write out.txt" } })}\n`);
+    const ask = await run.waitFor((l) => l.type === "control_request" && l.request?.subtype === "can_use_tool");
+    const response = await run.waitFor((l) => l.subtype === "hook_response" && l.hook_event === "Notification");
+    expect(response).toMatchObject({ hook_name: "Notification:permission_prompt", outcome: "success" });
+    expect(recorded(dir)).toEqual([expect.objectContaining({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "toolgate needs your permission to use Bash", cwd: dir })]);
+    run.child.stdin.write(`${JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: ask.request_id, response: { behavior: "deny", message: "no" } } })}\n`);
+    await run.waitFor((l) => l.type === "result");
+    run.child.stdin.end();
+    expect((await run.done).code).toBe(0);
+  });
+});

@@ -42,7 +42,7 @@ describe("validateHooksSettings", () => {
         { matcher: "Write", hooks: [{ type: "command", command: "   " }, { type: "command", command: "t.sh", timeout: -1 }, { type: "command", command: "t.sh", timeout: "5" }] },
       ],
       PostToolUse: { matcher: "*" },
-      Notification: [],
+      OnSave: [],
     });
     expect(hooks).toEqual({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "ok.sh" }] }] });
     expect(problems.map((p) => p.path)).toEqual([
@@ -55,7 +55,7 @@ describe("validateHooksSettings", () => {
       "hooks.PreToolUse[4].hooks[1]",
       "hooks.PreToolUse[4].hooks[2]",
       "hooks.PostToolUse",
-      "hooks.Notification",
+      "hooks.OnSave",
     ]);
     const byPath = Object.fromEntries(problems.map((p) => [p.path, p.message]));
     expect(byPath["hooks.PreToolUse[0].hooks[0]"]).toMatch(/^command: .*ignored/);
@@ -67,7 +67,7 @@ describe("validateHooksSettings", () => {
     expect(byPath["hooks.PreToolUse[4].hooks[1]"]).toMatch(/^timeout: /);
     expect(byPath["hooks.PreToolUse[4].hooks[2]"]).toMatch(/^timeout: /);
     expect(byPath["hooks.PostToolUse"]).toMatch(/must be an array/);
-    expect(byPath["hooks.Notification"]).toMatch(/unknown hook event "Notification"/);
+    expect(byPath["hooks.OnSave"]).toMatch(/unknown hook event "OnSave"/);
     expect(problems.every((p) => p.hookEvent !== undefined)).toBe(true);
   });
 });

@@ -79,6 +79,9 @@ export interface HeadlessOptions {
   about?: HeadlessAbout;
   /** Another main model (`set_model`); absent: set_model is refused. */
   switchModel?: (model: string) => Provider;
+  /** `--fallback-model`: a provider for it, tried once when a request of the main model fails as overloaded or not found. */
+  fallbackProvider?: () => Provider;
+  fallbackModelName?: string;
   /** `--max-thinking-tokens` (and set_max_thinking_tokens later). */
   thinkingTokens?: number;
   /** `--max-budget-usd`: the run stops once its estimated cost reaches this. */
@@ -362,9 +365,10 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       }
       let reminders = 0;
       let echoSkipped = false;
+      const fallbackProvider = options.fallbackProvider && provider.model !== options.fallbackModelName ? options.fallbackProvider() : undefined;
       for (;;) {
         let part: AgentResult | undefined;
-        for await (const event of query(next, { provider, context: session.context, canUseTool, system: options.system, messages, maxTurns: options.maxTurns, signal: current.signal, compaction, ...(thinkingTokens ? { thinking: { budgetTokens: thinkingTokens } } : {}) })) {
+        for await (const event of query(next, { provider, context: session.context, canUseTool, system: options.system, messages, maxTurns: options.maxTurns, signal: current.signal, compaction, ...(fallbackProvider ? { fallbackProvider } : {}), ...(thinkingTokens ? { thinking: { budgetTokens: thinkingTokens } } : {}) })) {
           if (event.type === "result") part = event.result;
           else if (event.type === "user" && !echoSkipped) {
             // The prompt itself is not echoed (Claude Code does not); it is still in the transcript.
@@ -443,6 +447,11 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         options.transcript?.changes(event);
         await emitOwn({ type: "change_summary", turn: event.turn, message_id: event.messageId, ...changeSummaryJson(event.summary) });
         diagnose(`changes in turn ${event.turn}:\n${formatStat(event.summary).trimEnd()}`);
+        break;
+      case "model_fallback":
+        // The rest of the session goes on with the fallback model, as after set_model.
+        if (options.switchModel) provider = options.switchModel(event.to);
+        await emit({ type: "system", subtype: "model_fallback", from_model: event.from, to_model: event.to, reason: event.reason });
         break;
       case "notice":
         await emitOwn({ type: "system", subtype: "notice", level: event.level, message: event.message });

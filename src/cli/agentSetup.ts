@@ -59,6 +59,8 @@ export interface PreparedAgent {
   provider: Provider;
   /** Switches the session to another main model (for the UI's /model): returns its provider. */
   switchModel(model: string): Provider;
+  /** A provider for another model of the same server, without changing the session's (--fallback-model). */
+  providerFor(model: string): Provider;
   /** System prompt sections before the SessionStart hooks ran. */
   system: string[];
   merged: Readonly<Record<string, unknown>>;
@@ -141,7 +143,8 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
   };
   const refusedInstructions = instructions.refused.map((r) => `instruction file ${r.path} was not read: ${r.reason}`);
   const notices = [...refusedInstructions, ...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings];
-  return { provider, switchModel, system, merged, cwd, commands, agentTypes: types, skillNames: skillsOn ? offered.map((s) => s.name) : [], notices, ...(telemetry ? { telemetry } : {}) };
+  const providerFor = (model: string): Provider => createProvider({ ...selection, model, settings: merged });
+  return { provider, switchModel, providerFor, system, merged, cwd, commands, agentTypes: types, skillNames: skillsOn ? offered.map((s) => s.name) : [], notices, ...(telemetry ? { telemetry } : {}) };
 }
 
 /** `--no-session-persistence`: a transcript that keeps nothing. */

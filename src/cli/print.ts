@@ -92,7 +92,6 @@ function readStdin(): Promise<string> {
 function inertFlagWarnings(flags: PrintFlags): string[] {
   const inert: Array<[unknown, string]> = [
     [flags.effort, `--effort ${flags.effort}`],
-    [flags.fallbackModel, `--fallback-model ${flags.fallbackModel}`],
     [flags.betas, `--betas ${flags.betas}`],
     [flags.taskBudget, `--task-budget ${flags.taskBudget}`],
     [flags.agent, `--agent ${flags.agent}`],
@@ -307,6 +306,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         askHost: flags.permissionPrompts !== "none",
         initialize,
         switchModel: prepared.switchModel,
+        ...(flags.fallbackModel ? { fallbackProvider: () => prepared.providerFor(flags.fallbackModel!), fallbackModelName: flags.fallbackModel } : {}),
         ...(thinkingTokens ? { thinkingTokens } : {}),
         ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
         ...(schema

@@ -196,3 +196,38 @@ describe("Notification hooks", () => {
     expect((await run.done).code).toBe(0);
   });
 });
+
+describe("--fallback-model", () => {
+  it("a request the main model fails with 529 is tried again once on the fallback model, with a system message; the session stays on it", async () => {
+    const dir = project({});
+    const server = await serve({
+      turns: [
+        { status: 529 },
+        { content: [{ type: "text", text: "answered by the fallback" }] },
+        { content: [{ type: "text", text: "second prompt" }] },
+      ],
+    });
+    const env = { ...envFor(server, dir), TOOLGATE_MAX_RETRIES: "0" };
+    const user = (text: string) => `${JSON.stringify({ type: "user", message: { role: "user", content: text } })}\n`;
+    const run = start(["-p", ...base(dir), "--input-format", "stream-json", "--model", "primary-model", "--fallback-model", "backup-model"], env);
+    run.child.stdin.write(user("hi"));
+    const first = await run.waitFor((l) => l.type === "result");
+    expect(first).toMatchObject({ is_error: false, result: "answered by the fallback" });
+    run.child.stdin.write(user("again"));
+    await run.waitFor((l) => l.type === "result" && l !== first);
+    run.child.stdin.end();
+    const done = await run.done;
+    expect(done.code).toBe(0);
+    expect(done.lines.find((l) => l.subtype === "model_fallback")).toMatchObject({ type: "system", from_model: "primary-model", to_model: "backup-model" });
+    expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "backup-model", "backup-model"]);
+    expect(done.lines.filter((l) => l.subtype === "init").map((l) => l.model)).toEqual(["primary-model", "backup-model"]);
+  });
+
+  it("without --fallback-model a 529 ends the turn with the error", async () => {
+    const dir = project({});
+    const server = await serve({ turns: [{ status: 529 }] });
+    const run = await start(["-p", "hi", ...base(dir), "--model", "primary-model"], { ...envFor(server, dir), TOOLGATE_MAX_RETRIES: "0" }).done;
+    expect(run.lines.at(-1)).toMatchObject({ type: "result", is_error: true });
+    expect(server.requests()).toHaveLength(1);
+  });
+});

@@ -223,6 +223,10 @@ export function App(props: AppProps) {
       const request: PermissionRequest = { tool, input, toolUseID, decision, ...(classifierNote ? { classifierNote } : {}) };
       const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home });
       const signal = callContext.abortController.signal;
+      // The dialog is about to wait for the person: Notification hooks (a desktop ping) run beside it, never delaying it.
+      void context.hookRunner?.notification?.({ context, message: `toolgate needs your permission to use ${tool.name}`, notificationType: "permission_prompt" }).then((outcome) => {
+        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
+      });
       const answer = await new Promise<{ choice: PermissionChoice; feedback?: string }>((resolve) => {
         const deny = choices.find((c) => c.kind === "deny")!;
         const ask: PendingAsk = { request, choices, resolve };
@@ -343,6 +347,10 @@ export function App(props: AppProps) {
     usage: () => view.usage,
     print,
     clearConversation: () => {
+      // /clear ends the conversation as far as hooks go (Claude Code's SessionEnd reason "clear").
+      void context.hookRunner?.sessionEnd?.({ context, reason: "clear" }).then((outcome) => {
+        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
+      });
       messages.splice(0);
       transcript.compacted({ trigger: "clear", kind: "cleared", tokensBefore: view.contextTokens, tokensAfter: 0 }, []);
       view.contextTokens = 0;

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { readPassEnv, withoutCredentials } from "../util/childEnv.js";
 import { randomUUID } from "node:crypto";
-import type { HookCallArgs, HookNotice, HookRunEvent, HookRunner, PreToolUseHookOutcome, SessionHookArgs, SessionHookEvent, SessionHookOutcome } from "../core/Tool.js";
+import type { HookCallArgs, HookNotice, HookRunEvent, ModelAccess, HookRunner, PreToolUseHookOutcome, SessionHookArgs, SessionHookEvent, SessionHookOutcome } from "../core/Tool.js";
 import type { PermissionDecision } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
 import type { LoadedSettings } from "../settings/types.js";
@@ -12,6 +12,8 @@ import { interpretHookResult, type AnyHookEvent, type HookVerdict, type ToolHook
 import { combinePermissionRequest, combinePostToolUse, combinePreToolUse, combineSessionHooks } from "./combine.js";
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
+/** Claude Code's default for prompt hooks: one model request. */
+export const DEFAULT_PROMPT_HOOK_TIMEOUT_SECONDS = 30;
 
 export interface HookRunnerOptions {
   /** Hooks are read from `files[].settings.hooks`, lowest precedence first; that is also their run order. */
@@ -60,6 +62,8 @@ interface ConfiguredHook {
   /** The settings file it came from, so a message can say where to change it. */
   file: string;
   callback?: CallbackHook;
+  /** A prompt hook's prompt: the model judges the event instead of a command. */
+  prompt?: string;
 }
 
 function loadHooks(files: HookRunnerOptions["settings"]["files"]) {
@@ -77,9 +81,11 @@ function loadHooks(files: HookRunnerOptions["settings"]["files"]) {
           hooks.push({
             event: event as AnyHookEvent,
             matcher,
-            command: hook.command,
-            timeoutSeconds: hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
+            // A prompt hook is named by its prompt in notices (and deduplicated by it).
+            command: hook.type === "prompt" ? `prompt: ${hook.prompt.split("\n")[0].slice(0, 80)}` : hook.command,
+            timeoutSeconds: hook.timeout ?? (hook.type === "prompt" ? DEFAULT_PROMPT_HOOK_TIMEOUT_SECONDS : DEFAULT_HOOK_TIMEOUT_SECONDS),
             file: file.path,
+            ...(hook.type === "prompt" ? { prompt: hook.prompt } : {}),
           });
         }
       }
@@ -176,7 +182,7 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
         // Claude Code names a hook run by its event and what the matcher was tested against.
         const named = { hookId: randomUUID(), hookName: matchedOn ? `${event}:${matchedOn}` : event, hookEvent: event };
         if (observers.size) tell({ type: "started", ...named });
-        const result = await runOne(hook, stdin, fields, env, signal);
+        const result = hook.prompt !== undefined ? await runPromptHook(hook.prompt, stdin, context.models, hook.timeoutSeconds, signal) : await runOne(hook, stdin, fields, env, signal);
         if (observers.size) tell({ type: "response", ...named, ...describeRun(result) });
         return { ...interpretHookResult(event, hook.command, result, hook.timeoutSeconds), file: hook.file };
       }),
@@ -286,6 +292,38 @@ function describeRun(result: HookExecResult): Omit<Extract<HookRunEvent, { type:
   const base = { stdout: result.stdout, stderr: result.stderr, output };
   if (result.kind === "exited") return { ...base, exitCode: result.code, outcome: result.code === 0 ? "success" : "error" };
   return { ...base, outcome: result.kind === "cancelled" ? "cancelled" : "error" };
+}
+
+const PROMPT_HOOK_SYSTEM = `You check one event of a coding agent for its user, as the user's instructions below say. The event is given as JSON. Answer with a single JSON object and nothing else: {"ok": true} to let it go on, or {"ok": false, "reason": "<why, in one or two sentences, for the agent>"} to stop it.`;
+
+/**
+ * A prompt hook: the session's small model judges the event. `{"ok": false}` blocks as exit code 2 would; a
+ * model failure or an answer that is not that JSON is a failed hook (a notice, no decision), as a crashing command is.
+ */
+async function runPromptHook(prompt: string, input: string, models: ModelAccess | undefined, timeoutSeconds: number, outer: AbortSignal): Promise<HookExecResult> {
+  const quiet = { stdout: "", stdoutTruncated: false, stderrTruncated: false };
+  if (!models) return { kind: "spawnFailed", message: "this session has no model to ask (prompt hooks run only in agent sessions)" };
+  const signal = AbortSignal.any([outer, AbortSignal.timeout(timeoutSeconds * 1000)]);
+  const text = prompt.includes("$ARGUMENTS") ? prompt.replaceAll("$ARGUMENTS", input) : `${prompt}\n\nThe event:\n${input}`;
+  let answer: string;
+  try {
+    answer = (await models.ask({ system: PROMPT_HOOK_SYSTEM, prompt: text, model: "small", maxTokens: 1024, signal })).text;
+  } catch (err) {
+    if (outer.aborted) return { kind: "cancelled", ...quiet, stderr: "" };
+    if (signal.aborted) return { kind: "timedOut", ...quiet, stderr: "" };
+    return { kind: "exited", code: 1, ...quiet, stderr: `the model failed: ${formatError(err)}` };
+  }
+  const json = /\{[\s\S]*\}/.exec(answer)?.[0];
+  let verdict: { ok?: unknown; reason?: unknown } | undefined;
+  try {
+    verdict = json ? (JSON.parse(json) as typeof verdict) : undefined;
+  } catch {
+    verdict = undefined;
+  }
+  if (typeof verdict?.ok !== "boolean") return { kind: "exited", code: 1, ...quiet, stderr: `the model's answer is not {"ok": true|false, "reason"?}: ${answer.slice(0, 300)}` };
+  if (verdict.ok) return { kind: "exited", code: 0, ...quiet, stderr: "" };
+  const reason = typeof verdict.reason === "string" && verdict.reason.trim() ? verdict.reason.trim() : "The prompt hook's model said no, without a reason.";
+  return { kind: "exited", code: 2, ...quiet, stderr: reason };
 }
 
 /** A callback's answer as a command hook's result: JSON on stdout, a failure as exit 1 (or 2 to block). */

@@ -231,3 +231,60 @@ describe("--fallback-model", () => {
     expect(server.requests()).toHaveLength(1);
   });
 });
+
+describe("prompt hooks", () => {
+  it("a PreToolUse prompt hook asks the model with the event; ok false blocks the call with its reason, ok true lets the next one run", async () => {
+    const dir = project({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "prompt", prompt: "Refuse commands that use the network. Event: $ARGUMENTS" }] }] }, { permissions: { allow: ["Bash"] } });
+    const server = await serve({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_curl", name: "Bash", input: { command: "curl example.com" } }] },
+        { content: [{ type: "text", text: '{"ok": false, "reason": "curl uses the network"}' }] },
+        { content: [{ type: "tool_use", id: "toolu_echo", name: "Bash", input: { command: "echo local > out.txt" } }] },
+        { content: [{ type: "text", text: '```json\n{"ok": true}\n```' }] },
+        { content: [{ type: "text", text: "done" }] },
+      ],
+    });
+    const run = await start(["-p", "fetch it", ...base(dir)], envFor(server, dir)).done;
+    expect(run.code).toBe(0);
+    const bodies = server.requests().map((r) => r.body);
+    // The hook's request: no tools, the event JSON in place of $ARGUMENTS.
+    expect(bodies[1].tools ?? []).toEqual([]);
+    const asked = JSON.stringify(bodies[1].messages);
+    expect(asked).toContain("Refuse commands that use the network. Event: ");
+    expect(asked).toContain('\\"tool_name\\":\\"Bash\\"');
+    expect(asked).toContain("curl example.com");
+    const results = bodies[2].messages.at(-1).content;
+    expect(results[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_curl", is_error: true });
+    expect(JSON.stringify(results[0].content)).toContain("curl uses the network");
+    expect(fs.readFileSync(path.join(dir, "out.txt"), "utf8")).toBe("local\n");
+    expect(run.lines.at(-1)).toMatchObject({ type: "result", result: "done" });
+  });
+
+  it("a Stop prompt hook that answers ok false sends the model back to work with the reason", async () => {
+    const dir = project({ Stop: [{ hooks: [{ type: "prompt", prompt: "Did the agent run the tests?" }] }] });
+    const server = await serve({
+      turns: [
+        { content: [{ type: "text", text: "finished" }] },
+        { content: [{ type: "text", text: '{"ok": false, "reason": "run the tests first"}' }] },
+        { content: [{ type: "text", text: "tests pass" }] },
+        { content: [{ type: "text", text: '{"ok": true}' }] },
+      ],
+    });
+    const run = await start(["-p", "do it", ...base(dir)], envFor(server, dir)).done;
+    expect(run.code).toBe(0);
+    expect(run.lines.at(-1)).toMatchObject({ type: "result", result: "tests pass" });
+    const bodies = server.requests().map((r) => r.body);
+    expect(JSON.stringify(bodies[1].messages)).toContain('\\"hook_event_name\\":\\"Stop\\"');
+    expect(JSON.stringify(bodies[2].messages)).toContain("run the tests first");
+  });
+
+  it("prompt hooks on events where a verdict changes nothing are reported as unsupported", async () => {
+    const dir = project({ SessionEnd: [{ hooks: [{ type: "prompt", prompt: "judge" }] }], Stop: [{ hooks: [{ type: "agent", prompt: "x" }] }] });
+    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "hi" }] }] });
+    const run = await start(["-p", "hi", "--cwd", dir, "--no-sandbox", "--trust", "--verbose"], envFor(server, dir)).done;
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("hooks.SessionEnd[0].hooks[0]: prompt hooks are not supported for SessionEnd");
+    expect(run.stderr).toContain('hooks.Stop[0].hooks[0]: hook type "agent" is not supported');
+    expect(server.requests()).toHaveLength(1);
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
-import type { AnyTool, CanUseToolFn, McpClientInfo, ToolUseContext } from "../core/Tool.js";
+import type { AnyTool, CanUseToolFn, McpClientInfo, SessionHookOutcome, ToolUseContext } from "../core/Tool.js";
 import type { AssistantMessage, DocumentBlock, ImageBlock, Message, TextBlock, UserMessage } from "../core/messages.js";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionMode } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
@@ -82,6 +82,8 @@ export interface HeadlessOptions {
   /** `--fallback-model`: a provider for it, tried once when a request of the main model fails as overloaded or not found. */
   fallbackProvider?: () => Provider;
   fallbackModelName?: string;
+  /** Runs SessionEnd hooks; the caller's, so a signal handler and the run's end share one run. Default: the session's hook runner. */
+  endSession?: () => Promise<SessionHookOutcome | undefined>;
   /** `--max-thinking-tokens` (and set_max_thinking_tokens later). */
   thinkingTokens?: number;
   /** `--max-budget-usd`: the run stops once its estimated cost reaches this. */
@@ -587,7 +589,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     if (!streaming) for (const denial of totals.denials.length ? totals.denials : last.permissionDenials) options.diagnostics.write(`${denialLine(denial, deniedText.get(denial.toolUseID))}\n`);
   }
   // SessionEnd: once, when the run is over; it cannot block, and each hook's own timeout bounds the wait.
-  const ended = await hookRunner?.sessionEnd?.({ context: session.context, reason: "other" });
+  const ended = await (options.endSession ? options.endSession() : hookRunner?.sessionEnd?.({ context: session.context, reason: "other" }));
   if (ended) reportHookNotices(ended.notices);
   stopObserving?.();
   const unansweredAsks = (totals.denials.length ? totals.denials : last.permissionDenials).filter((d) => unanswered.has(d.toolUseID)).length;

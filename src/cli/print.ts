@@ -12,7 +12,7 @@ import { priceOf } from "../agent/cost.js";
 import { transcriptPath } from "../agent/transcript.js";
 import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
-import type { AnyObject, JSONSchema } from "../core/Tool.js";
+import type { AnyObject, JSONSchema, SessionHookOutcome } from "../core/Tool.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
 import { untrustedNotice } from "../trust/index.js";
@@ -274,9 +274,13 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       if (outputFormat !== "stream-json") process.stderr.write("[toolgate] interrupted: stopping the model and the running tools (Ctrl-C again to quit now)\n");
       controller.abort();
     };
+    // SessionEnd runs once: at the run's end, or here when a signal ends it first (each hook bounded by its timeout).
+    let sessionEnded: Promise<SessionHookOutcome | undefined> | undefined;
+    const endSession = () => (sessionEnded ??= session.context.hookRunner?.sessionEnd?.({ context: session.context, reason: "other" }) ?? Promise.resolve(undefined));
     const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
       controller.abort();
-      void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
+      const hooks = signal === "SIGHUP" ? Promise.resolve(undefined) : endSession();
+      void hooks.finally(() => Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal))));
     });
     process.on("SIGINT", onSigint);
     try {
@@ -306,6 +310,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         askHost: flags.permissionPrompts !== "none",
         initialize,
         switchModel: prepared.switchModel,
+        endSession,
         ...(flags.fallbackModel ? { fallbackProvider: () => prepared.providerFor(flags.fallbackModel!), fallbackModelName: flags.fallbackModel } : {}),
         ...(thinkingTokens ? { thinkingTokens } : {}),
         ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),

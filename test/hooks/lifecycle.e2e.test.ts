@@ -79,6 +79,15 @@ function start(args: string[], env: NodeJS.ProcessEnv, stdin?: string) {
   return { child, done, waitFor };
 }
 
+/** Polls a condition the test cannot be told about (the model server got a request). */
+async function eventuallyTrue(check: () => boolean, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const base = (dir: string) => ["--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--trust"];
 
 describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
@@ -123,6 +132,18 @@ describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
     // No summary was asked for.
     expect(server.requests().length).toBe(requestsBefore);
     expect(recorded(dir)).toEqual([expect.objectContaining({ hook_event_name: "PreCompact", trigger: "manual", custom_instructions: "keep the tests" })]);
+  });
+
+  it("SIGTERM during a model request runs SessionEnd once before toolgate exits", async () => {
+    const dir = project({ SessionEnd: group(record("$TOOLGATE_PROJECT_DIR")) });
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "slow" }], steps: [{ after: 0, stallMs: 60_000 }] }] });
+    const run = start(["-p", "hi", ...base(dir)], envFor(server, dir));
+    await run.waitFor((l) => l.subtype === "init");
+    await eventuallyTrue(() => server.requests().length === 1);
+    run.child.kill("SIGTERM");
+    const done = await run.done;
+    expect(done.code).toBe(143);
+    expect(recorded(dir)).toEqual([expect.objectContaining({ hook_event_name: "SessionEnd", reason: "other" })]);
   });
 
   it("a SessionEnd hook that hangs is killed at its timeout and the run still ends", async () => {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
-import type { AnyTool, CanUseToolFn, McpClientInfo, SessionHookOutcome, ToolUseContext } from "../core/Tool.js";
+import type { AnyTool, CanUseToolFn, HookRunEvent, McpClientInfo, SessionHookOutcome, ToolUseContext } from "../core/Tool.js";
 import type { AssistantMessage, DocumentBlock, ImageBlock, Message, TextBlock, UserMessage } from "../core/messages.js";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionMode } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
@@ -55,6 +55,8 @@ export interface HeadlessOptions {
   includePartialMessages?: boolean;
   /** `--include-hook-events`: a hook_started and a hook_response system message for each hook run (stream-json). */
   includeHookEvents?: boolean;
+  /** Hook runs observed before this run started (SessionStart), reported first with includeHookEvents. */
+  earlyHookEvents?: readonly HookRunEvent[];
   maxTurns?: number;
   signal: AbortSignal;
   /** `--permission-prompt-tool`: the MCP tool that answers asks. */
@@ -193,14 +195,15 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
   };
 
   const hookRunner = session.context.hookRunner;
-  const stopObserving =
-    streaming && options.includeHookEvents
-      ? hookRunner?.observe?.((event) => {
-          const named = { hook_id: event.hookId, hook_name: event.hookName, hook_event: event.hookEvent };
-          if (event.type === "started") void emit({ type: "system", subtype: "hook_started", ...named });
-          else void emit({ type: "system", subtype: "hook_response", ...named, output: event.output, stdout: event.stdout, stderr: event.stderr, ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }), outcome: event.outcome });
-        })
-      : undefined;
+  const emitHookRun = (event: HookRunEvent) => {
+    const named = { hook_id: event.hookId, hook_name: event.hookName, hook_event: event.hookEvent };
+    if (event.type === "started") void emit({ type: "system", subtype: "hook_started", ...named });
+    else void emit({ type: "system", subtype: "hook_response", ...named, output: event.output, stdout: event.stdout, stderr: event.stderr, ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }), outcome: event.outcome });
+  };
+  const watchHooks = streaming && options.includeHookEvents;
+  // Hooks that ran while the session started (SessionStart) come first.
+  if (watchHooks) for (const event of options.earlyHookEvents ?? []) emitHookRun(event);
+  const stopObserving = watchHooks ? hookRunner?.observe?.(emitHookRun) : undefined;
   const reportHookNotices = (notices: readonly { hookEvent: string; level: string; message: string }[]) => {
     for (const notice of notices) {
       void emitOwn({ type: "system", subtype: "notice", level: notice.level, message: notice.message });

@@ -12,7 +12,7 @@ import { priceOf } from "../agent/cost.js";
 import { transcriptPath } from "../agent/transcript.js";
 import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
-import type { AnyObject, JSONSchema, SessionHookOutcome } from "../core/Tool.js";
+import type { AnyObject, HookRunEvent, JSONSchema, SessionHookOutcome } from "../core/Tool.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
 import { untrustedNotice } from "../trust/index.js";
@@ -284,7 +284,10 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     });
     process.on("SIGINT", onSigint);
     try {
+      const earlyHookEvents: HookRunEvent[] = [];
+      const stopEarly = flags.includeHookEvents ? session.context.hookRunner?.observe?.((event) => earlyHookEvents.push(event)) : undefined;
       const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed, persist: flags.sessionPersistence !== false, fork: flags.forkSession === true });
+      stopEarly?.();
       const env = session.context.env;
       const result = await runHeadless({
         messages,
@@ -301,6 +304,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         verbose,
         includePartialMessages: flags.includePartialMessages,
         includeHookEvents: flags.includeHookEvents,
+        earlyHookEvents,
         maxTurns,
         signal: controller.signal,
         permissionPromptTool,

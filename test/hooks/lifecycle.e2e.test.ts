@@ -159,7 +159,7 @@ describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
 
 describe("--include-hook-events", () => {
   it("adds hook_started and hook_response lines for each hook run, and nothing without the flag", async () => {
-    const dir = project({ PreToolUse: group(`echo checked; echo warn >&2`, "Read"), SessionEnd: group(record("$TOOLGATE_PROJECT_DIR")) });
+    const dir = project({ SessionStart: group("echo starting"), PreToolUse: group(`echo checked; echo warn >&2`, "Read"), SessionEnd: group(record("$TOOLGATE_PROJECT_DIR")) });
     fs.writeFileSync(path.join(dir, "notes.txt"), "ship it\n");
     const server = await serve({
       loop: true,
@@ -173,13 +173,18 @@ describe("--include-hook-events", () => {
     expect(withEvents.code).toBe(0);
     const started = withEvents.lines.filter((l) => l.subtype === "hook_started");
     const responses = withEvents.lines.filter((l) => l.subtype === "hook_response");
-    expect(started.map((l) => l.hook_event)).toEqual(["PreToolUse", "SessionEnd"]);
-    expect(started[0]).toMatchObject({ type: "system", hook_name: "PreToolUse:Read", hook_event: "PreToolUse" });
-    expect(typeof started[0].uuid).toBe("string");
-    expect(started[0].session_id).toBe(withEvents.lines[0].session_id);
-    const pre = responses.find((l) => l.hook_id === started[0].hook_id);
+    expect(started.map((l) => l.hook_event)).toEqual(["SessionStart", "PreToolUse", "SessionEnd"]);
+    // SessionStart ran before the run's first message: its lines come first.
+    expect(withEvents.lines.slice(0, 2).map((l) => l.subtype)).toEqual(["hook_started", "hook_response"]);
+    expect(withEvents.lines[1]).toMatchObject({ hook_name: "SessionStart:startup", stdout: "starting\n", outcome: "success" });
+    const [, preStarted] = started;
+    expect(preStarted).toMatchObject({ type: "system", hook_name: "PreToolUse:Read", hook_event: "PreToolUse" });
+    expect(typeof preStarted.uuid).toBe("string");
+    const init = withEvents.lines.find((l) => l.subtype === "init")!;
+    expect(preStarted.session_id).toBe(init.session_id);
+    const pre = responses.find((l) => l.hook_id === preStarted.hook_id);
     expect(pre).toMatchObject({ hook_name: "PreToolUse:Read", hook_event: "PreToolUse", stdout: "checked\n", stderr: "warn\n", exit_code: 0, outcome: "success" });
-    expect(withEvents.lines.indexOf(pre!)).toBeGreaterThan(withEvents.lines.indexOf(started[0]));
+    expect(withEvents.lines.indexOf(pre!)).toBeGreaterThan(withEvents.lines.indexOf(preStarted));
     expect(responses.find((l) => l.hook_event === "SessionEnd")).toMatchObject({ hook_name: "SessionEnd:other", outcome: "success" });
 
     const without = await start(["-p", "read notes", ...base(dir)], env).done;

@@ -456,7 +456,8 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       case "model_fallback":
         // The rest of the session goes on with the fallback model, as after set_model.
         if (options.switchModel) provider = options.switchModel(event.to);
-        await emit({ type: "system", subtype: "model_fallback", from_model: event.from, to_model: event.to, reason: event.reason });
+        // The SDK's informational banner (a host shows `content`); the models are there for programs.
+        await emit({ type: "system", subtype: "informational", level: "warning", content: `${event.from} is unavailable (${event.reason}); retrying on the fallback model ${event.to}.`, from_model: event.from, to_model: event.to, reason: event.reason });
         break;
       case "notice":
         await emitOwn({ type: "system", subtype: "notice", level: event.level, message: event.message });

@@ -164,7 +164,7 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
   ): Promise<HookVerdict[]> {
     const seen = new Set<string>();
     // The same command configured twice (say, in user and project settings) runs once.
-    const matching = hooks.filter((h) => h.event === event && matches(h) && !seen.has(h.command) && seen.add(h.command));
+    const matching = hooks.filter((h) => h.event === event && matches(h) && !seen.has(h.prompt ?? h.command) && seen.add(h.prompt ?? h.command));
     if (matching.length === 0) return [];
 
     const stdin = stringifyPayload({

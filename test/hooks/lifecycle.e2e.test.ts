@@ -244,7 +244,7 @@ describe("--fallback-model", () => {
     run.child.stdin.end();
     const done = await run.done;
     expect(done.code).toBe(0);
-    expect(done.lines.find((l) => l.subtype === "model_fallback")).toMatchObject({ type: "system", from_model: "primary-model", to_model: "backup-model" });
+    expect(done.lines.find((l) => l.subtype === "informational" && l.from_model)).toMatchObject({ type: "system", level: "warning", from_model: "primary-model", to_model: "backup-model" });
     expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "backup-model", "backup-model"]);
     expect(done.lines.filter((l) => l.subtype === "init").map((l) => l.model)).toEqual(["primary-model", "backup-model"]);
   });

@@ -1,7 +1,7 @@
 /** The Agent SDK's includeHookEvents and fallbackModel options reaching toolgate through the real SDK. */
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
+import { query, type Options, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
 import { call, closeServers, collect, project, results, sdkOptions, serve, text } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -15,7 +15,7 @@ describe("hook events and the fallback model under the Agent SDK", () => {
     const dir = project({ "notes.txt": "ship it\n" });
     const server = await serve({ turns: [call("toolu_read", "Read", { file_path: path.join(dir, "notes.txt") }), text("read it")] });
     const seen: string[] = [];
-    const hooks = { PreToolUse: [{ matcher: "Read", hooks: [async (input: { tool_name?: string }) => (seen.push(input.tool_name ?? ""), {})] }] };
+    const hooks: Options["hooks"] = { PreToolUse: [{ matcher: "Read", hooks: [async (input) => (seen.push("tool_name" in input ? input.tool_name : ""), {})] }] };
     const messages = await collect(query({ prompt: "read notes", options: sdkOptions(dir, server, { includeHookEvents: true, hooks }) }));
     expect(seen).toEqual(["Read"]);
     const started = systems(messages).find((m) => m.subtype === "hook_started");
@@ -34,6 +34,6 @@ describe("hook events and the fallback model under the Agent SDK", () => {
     const messages = await collect(query({ prompt: "hi", options: sdkOptions(dir, server, { model: "primary-model", fallbackModel: "backup-model" }, { TOOLGATE_MAX_RETRIES: "0" }) }));
     expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "from the backup" });
     expect(server.requests().map((r) => (r.body as { model: string }).model)).toEqual(["primary-model", "backup-model"]);
-    expect(systems(messages).find((m) => m.subtype === "model_fallback")).toMatchObject({ from_model: "primary-model", to_model: "backup-model" });
+    expect(systems(messages).find((m) => m.subtype === "informational" && "from_model" in m)).toMatchObject({ level: "warning", content: expect.stringContaining("backup-model"), from_model: "primary-model", to_model: "backup-model" });
   });
 });

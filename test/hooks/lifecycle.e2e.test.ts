@@ -91,8 +91,8 @@ async function eventuallyTrue(check: () => boolean, timeoutMs = 30_000) {
 const base = (dir: string) => ["--cwd", dir, "--output-format", "stream-json", "--no-sandbox", "--trust"];
 
 describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
-  it("auto compaction runs PreCompact (trigger auto); every run ends with one SessionEnd (reason other)", async () => {
-    const dir = project({ PreCompact: group(`${record("$TOOLGATE_PROJECT_DIR")}`), SessionEnd: group(`${record("$TOOLGATE_PROJECT_DIR")}`) }, { models: { "claude-sonnet-4-5": { contextWindow: 8_000, maxOutputTokens: 1_000 } } });
+  it("auto compaction runs PreCompact (trigger auto) and goes on despite its block; every run ends with one SessionEnd (reason other)", async () => {
+    const dir = project({ PreCompact: group(`${record("$TOOLGATE_PROJECT_DIR")}; echo "please keep it all" >&2; exit 2`), SessionEnd: group(`${record("$TOOLGATE_PROJECT_DIR")}`) }, { models: { "claude-sonnet-4-5": { contextWindow: 8_000, maxOutputTokens: 1_000 } } });
     const server = await serve({
       turns: [
         { content: [{ type: "text", text: `long answer ${"z".repeat(30_000)}` }], usage: { input_tokens: 500, output_tokens: 7_500 } },
@@ -106,7 +106,9 @@ describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
     expect(recorded(dir).map((r) => r.hook_event_name)).toEqual(["SessionEnd"]);
     const second = await start(["-p", "now shorten it", ...base(dir), "--continue"], env).done;
     expect(second.code).toBe(0);
-    expect(second.lines.find((l) => l.subtype === "compact_boundary")).toMatchObject({ trigger: "auto", kind: "summarised" });
+    const boundary = second.lines.find((l) => l.subtype === "compact_boundary");
+    expect(boundary).toMatchObject({ trigger: "auto", kind: "summarised" });
+    expect(boundary!.message).toContain("a PreCompact hook asked to block it (please keep it all), but an automatic compaction must go on");
     const runs = recorded(dir);
     expect(runs.map((r) => r.hook_event_name)).toEqual(["SessionEnd", "PreCompact", "SessionEnd"]);
     const sessionId = second.lines[0].session_id;

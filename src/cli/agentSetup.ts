@@ -35,6 +35,8 @@ export interface AgentFlags {
   continue?: boolean;
   /** `--resume` alone is true; with an id (or a prefix of one) the string. */
   resume?: string | boolean;
+  /** `--fallback-model`: the model a request goes to once when the main one is overloaded or not found. */
+  fallbackModel?: string;
   /** `--agents <json>`: subagents defined inline, over the files' agents of the same name. */
   agents?: string;
 }

@@ -47,6 +47,8 @@ export interface AppProps {
   provider: Provider;
   /** A new provider for `/model NAME`. */
   switchModel(model: string): Provider;
+  /** `--fallback-model`: tried once for a request the model fails as overloaded or not found; the session then stays on it. */
+  fallbackModel?: { name: string; provider(): Provider };
   system: string[];
   messages: Message[];
   transcript: TranscriptWriter;
@@ -287,7 +289,9 @@ export function App(props: AppProps) {
         messages,
         signal: controller.signal,
         compaction: { threshold: props.compactionThreshold(model), state: compaction.current },
+        ...(props.fallbackModel && model !== props.fallbackModel.name ? { fallbackProvider: props.fallbackModel.provider() } : {}),
       })) {
+        if (event.type === "model_fallback") setModel(event.to);
         if (event.type === "stream" && event.event.type === "tool_call_start") await ensureRenderer(event.event.name);
         record(event);
         view.apply(event);

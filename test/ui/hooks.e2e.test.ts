@@ -78,4 +78,21 @@ describe.skipIf(!hasTmux)("hooks in the terminal UI", () => {
       ["SessionEnd", "prompt_input_exit"],
     ]);
   });
+
+  it("--fallback-model: a 529 from the model is answered by the fallback model, and the UI says so", async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-fallback-")));
+    const home = path.join(dir, ".home");
+    fs.mkdirSync(home);
+    const server = await startFakeModelServer({ script: { turns: [{ status: 529 }, { content: [{ type: "text", text: "Answer from the backup." }] }] } });
+    servers.push(server);
+    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, TOOLGATE_MAX_RETRIES: "0", PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const t = new Terminal(dir, env, ["--no-sandbox", "--model", "primary-model", "--fallback-model", "backup-model"]);
+    terminals.push(t);
+    await t.waitFor(READY);
+    await t.type("hello");
+    await t.key("Enter");
+    await t.waitFor("Answer from the backup.", { all: true });
+    expect(t.allJoined()).toContain("fallback model backup-model");
+    expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "backup-model"]);
+  });
 });

@@ -455,7 +455,11 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         break;
       case "model_fallback":
         // The rest of the session goes on with the fallback model, as after set_model.
-        if (options.switchModel) provider = options.switchModel(event.to);
+        try {
+          if (options.switchModel) provider = options.switchModel(event.to);
+        } catch (err) {
+          notify("warning", `the session stays on ${provider.model} after the fallback request: ${formatError(err)}`);
+        }
         // The SDK's informational banner (a host shows `content`); the models are there for programs.
         await emit({ type: "system", subtype: "informational", level: "warning", content: `${event.from} is unavailable (${event.reason}); retrying on the fallback model ${event.to}.`, from_model: event.from, to_model: event.to, reason: event.reason });
         break;

@@ -164,3 +164,33 @@ export function loadAgentTypes(dirs: AgentTypeDirs): LoadedAgentTypes {
   const types = BUILTIN_AGENT_TYPES.filter((t) => !custom.has(t.name)).concat([...custom.values()].sort((a, b) => a.name.localeCompare(b.name)));
   return { types, warnings };
 }
+
+/**
+ * Agents defined inline, Claude Code's `--agents` / the SDK's `agents` shape: `{name: {description, prompt,
+ * tools?, model?, maxTurns?}}`. An entry without a description or a prompt is a problem and left out.
+ */
+export function parseInlineAgents(value: unknown, source: string): { agents: AgentTypeDefinition[]; problems: string[] } {
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+  const agents: AgentTypeDefinition[] = [];
+  const problems: string[] = [];
+  if (!isObject(value)) return { agents, problems: ["must be an object mapping agent names to {description, prompt}"] };
+  for (const [name, raw] of Object.entries(value)) {
+    if (!isObject(raw) || typeof raw.prompt !== "string" || typeof raw.description !== "string") {
+      problems.push(`agents.${name} needs a description and a prompt`);
+      continue;
+    }
+    const tools = Array.isArray(raw.tools) ? raw.tools.filter((t): t is string => typeof t === "string") : [];
+    // Claude's model aliases mean nothing to another provider: such an agent runs on the session's model.
+    const model = typeof raw.model === "string" && !["sonnet", "opus", "haiku", "inherit"].includes(raw.model) ? raw.model : "inherit";
+    agents.push({
+      name,
+      description: raw.description,
+      systemPrompt: raw.prompt,
+      ...(tools.length ? { tools } : {}),
+      model,
+      ...(typeof raw.maxTurns === "number" && Number.isInteger(raw.maxTurns) && raw.maxTurns > 0 ? { maxTurns: raw.maxTurns } : {}),
+      source,
+    });
+  }
+  return { agents, problems };
+}

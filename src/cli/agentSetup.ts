@@ -14,7 +14,7 @@ import { loadCustomCommands, type CustomCommands } from "../agent/commands.js";
 import { formatSkillListing, listingBudgetFor, loadSkillCatalog } from "../tools/Skill/catalog.js";
 import { SKILL_TOOL_NAME } from "../tools/Skill/prompt.js";
 import { readDenial } from "../tools/files/toolPaths.js";
-import { loadAgentTypes, type AgentTypeDefinition } from "../agent/agentTypes.js";
+import { loadAgentTypes, parseInlineAgents, type AgentTypeDefinition } from "../agent/agentTypes.js";
 import { createSubagentRunner, enableSubagents, type SubagentRunnerOptions } from "../agent/subagent.js";
 import { latestTodos } from "../agent/todos.js";
 import type { Message } from "../core/messages.js";
@@ -35,6 +35,23 @@ export interface AgentFlags {
   continue?: boolean;
   /** `--resume` alone is true; with an id (or a prefix of one) the string. */
   resume?: string | boolean;
+  /** `--fallback-model`: the model a request goes to once when the main one is overloaded or not found. */
+  fallbackModel?: string;
+  /** `--agents <json>`: subagents defined inline, over the files' agents of the same name. */
+  agents?: string;
+}
+
+/** `--agents`' JSON as agent types; anything wrong with it is a usage error that names the problem. */
+export function parseAgentsFlag(text: string): AgentTypeDefinition[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--agents: not valid JSON (${(err as Error).message}); expected {"name": {"description": "…", "prompt": "…"}}`);
+  }
+  const { agents, problems } = parseInlineAgents(value, "--agents");
+  if (problems.length) throw new UsageError(`--agents: ${problems.join("; ")}`);
+  return agents;
 }
 
 /**
@@ -59,6 +76,8 @@ export interface PreparedAgent {
   provider: Provider;
   /** Switches the session to another main model (for the UI's /model): returns its provider. */
   switchModel(model: string): Provider;
+  /** A provider for another model of the same server, without changing the session's (--fallback-model). */
+  providerFor(model: string): Provider;
   /** System prompt sections before the SessionStart hooks ran. */
   system: string[];
   merged: Readonly<Record<string, unknown>>;
@@ -119,8 +138,10 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
   const system = buildSystemPrompt({ ...common, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt });
   // Subagents: the agent types of the project and the user, each with its own system prompt over the same environment.
   const agentTypes = loadAgentTypes(locations);
-  // Agents the controlling program defines replace files' agents of the same name.
-  const given = extra.agents ?? [];
+  // The controlling program's (initialize) win over --agents, which win over files.
+  const fromFlag = flags.agents === undefined ? [] : parseAgentsFlag(flags.agents);
+  const sdkGiven = extra.agents ?? [];
+  const given = [...fromFlag.filter((a) => !sdkGiven.some((g) => g.name === a.name)), ...sdkGiven];
   const types = [...agentTypes.types.filter((t) => !given.some((g) => g.name === t.name)), ...given];
   const runnerOptions: SubagentRunnerOptions = {
     provider,
@@ -141,7 +162,8 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
   };
   const refusedInstructions = instructions.refused.map((r) => `instruction file ${r.path} was not read: ${r.reason}`);
   const notices = [...refusedInstructions, ...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings];
-  return { provider, switchModel, system, merged, cwd, commands, agentTypes: types, skillNames: skillsOn ? offered.map((s) => s.name) : [], notices, ...(telemetry ? { telemetry } : {}) };
+  const providerFor = (model: string): Provider => createProvider({ ...selection, model, settings: merged });
+  return { provider, switchModel, providerFor, system, merged, cwd, commands, agentTypes: types, skillNames: skillsOn ? offered.map((s) => s.name) : [], notices, ...(telemetry ? { telemetry } : {}) };
 }
 
 /** `--no-session-persistence`: a transcript that keeps nothing. */

@@ -154,7 +154,7 @@ export const hooksCheck: DoctorCheck = {
       lines.push(...found.map((p) => `! ${file.path}: ${p.path}: ${p.message}`));
       for (const event of HOOK_EVENTS) {
         for (const group of hooks[event] ?? []) {
-          for (const hook of group.hooks) lines.push(`${event} [${group.matcher || "*"}] ${hook.command} — ${file.path}`);
+          for (const hook of group.hooks) lines.push(`${event} [${group.matcher || "*"}] ${hook.type === "prompt" ? `(prompt) ${hook.prompt.split("\n")[0].slice(0, 60)}` : hook.command} — ${file.path}`);
         }
       }
     }

@@ -10,9 +10,9 @@ import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { compactionThreshold } from "../agent/compact.js";
 import { priceOf } from "../agent/cost.js";
 import { transcriptPath } from "../agent/transcript.js";
-import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
+import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type Provider, type ProviderName } from "../providers/index.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
-import type { AnyObject, JSONSchema } from "../core/Tool.js";
+import type { AnyObject, HookRunEvent, JSONSchema, SessionHookOutcome } from "../core/Tool.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
 import { untrustedNotice } from "../trust/index.js";
@@ -93,11 +93,9 @@ function readStdin(): Promise<string> {
 function inertFlagWarnings(flags: PrintFlags): string[] {
   const inert: Array<[unknown, string]> = [
     [flags.effort, `--effort ${flags.effort}`],
-    [flags.fallbackModel, `--fallback-model ${flags.fallbackModel}`],
     [flags.betas, `--betas ${flags.betas}`],
     [flags.taskBudget, `--task-budget ${flags.taskBudget}`],
     [flags.agent, `--agent ${flags.agent}`],
-    [flags.includeHookEvents, "--include-hook-events"],
     [flags.channels?.length, "--channels"],
     [flags.resumeDropsTurn, "--resume-drops-turn"],
     [flags.sessionMirror, "--session-mirror"],
@@ -130,6 +128,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
   if (!INPUT_FORMATS.includes(inputFormat)) throw new UsageError(`--input-format must be one of ${INPUT_FORMATS.join(", ")}, got ${JSON.stringify(flags.inputFormat)}`);
   if (inputFormat === "stream-json" && outputFormat !== "stream-json") throw new UsageError("--input-format stream-json needs --output-format stream-json");
   if (flags.includePartialMessages && outputFormat !== "stream-json") throw new UsageError("--include-partial-messages needs --output-format stream-json");
+  if (flags.includeHookEvents && outputFormat !== "stream-json") throw new UsageError("--include-hook-events needs --output-format stream-json");
   if (flags.provider !== undefined && !PROVIDER_NAMES.includes(flags.provider as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(", ")}, got ${JSON.stringify(flags.provider)}`);
   if (flags.baseUrl !== undefined && !URL.canParse(flags.baseUrl)) throw new UsageError(`--base-url needs a URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(flags.baseUrl)}`);
   const maxTurns = flags.maxTurns === undefined ? undefined : parsePositiveInteger("--max-turns", flags.maxTurns);
@@ -278,13 +277,21 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       if (outputFormat !== "stream-json") process.stderr.write("[toolgate] interrupted: stopping the model and the running tools (Ctrl-C again to quit now)\n");
       controller.abort();
     };
+    // SessionEnd runs once: at the run's end, or here when a signal ends it first (each hook bounded by its timeout).
+    let sessionEnded: Promise<SessionHookOutcome | undefined> | undefined;
+    const endSession = () => (sessionEnded ??= session.context.hookRunner?.sessionEnd?.({ context: session.context, reason: "other" }) ?? Promise.resolve(undefined));
     const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
       controller.abort();
-      void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
+      const hooks = signal === "SIGHUP" ? Promise.resolve(undefined) : endSession();
+      void hooks.finally(() => Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal))));
     });
     process.on("SIGINT", onSigint);
     try {
+      let fallbackProvider: Provider | undefined;
+      const earlyHookEvents: HookRunEvent[] = [];
+      const stopEarly = flags.includeHookEvents ? session.context.hookRunner?.observe?.((event) => earlyHookEvents.push(event)) : undefined;
       const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed, persist: flags.sessionPersistence !== false, fork: flags.forkSession === true });
+      stopEarly?.();
       const env = session.context.env;
       const result = await runHeadless({
         messages,
@@ -300,6 +307,8 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         outputFormat,
         verbose,
         includePartialMessages: flags.includePartialMessages,
+        includeHookEvents: flags.includeHookEvents,
+        earlyHookEvents,
         maxTurns,
         signal: controller.signal,
         permissionPromptTool,
@@ -309,6 +318,8 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         askHost: flags.permissionPrompts !== "none",
         initialize,
         switchModel: prepared.switchModel,
+        endSession,
+        ...(flags.fallbackModel ? { fallbackProvider: () => (fallbackProvider ??= prepared.providerFor(flags.fallbackModel!)), fallbackModelName: flags.fallbackModel } : {}),
         ...(thinkingTokens ? { thinkingTokens } : {}),
         ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
         ...(schema

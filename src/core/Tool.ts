@@ -532,7 +532,15 @@ export interface HookCallArgs {
 }
 
 /** The session-level hook events the agent loop runs (Claude Code's names and protocol). */
-export type SessionHookEvent = "UserPromptSubmit" | "SessionStart" | "Stop" | "SubagentStop";
+export type SessionHookEvent = "UserPromptSubmit" | "SessionStart" | "Stop" | "SubagentStop" | "PreCompact" | "SessionEnd" | "Notification";
+
+/** Why a session ended (Claude Code's SessionEnd reasons). */
+export type SessionEndReason = "clear" | "logout" | "prompt_input_exit" | "other";
+
+/** One hook run as it starts and ends, for observers (stream-json's hook_started and hook_response). */
+export type HookRunEvent =
+  | { type: "started"; hookId: string; hookName: string; hookEvent: string }
+  | { type: "response"; hookId: string; hookName: string; hookEvent: string; stdout: string; stderr: string; output: string; exitCode?: number; outcome: "success" | "error" | "cancelled" };
 
 export interface SessionHookOutcome extends HookOutcomeBase {
   /**
@@ -562,4 +570,12 @@ export interface HookRunner {
   stop?(args: SessionHookArgs & { stopHookActive: boolean }): Promise<SessionHookOutcome>;
   /** When a subagent ends its turn; its matcher matches the agent type. May block (the subagent continues). */
   subagentStop?(args: SessionHookArgs & { agentType: string; agentId: string; stopHookActive: boolean }): Promise<SessionHookOutcome>;
+  /** Before the history is compacted; its matcher matches the trigger. A block stops a manual compaction. */
+  preCompact?(args: SessionHookArgs & { trigger: "manual" | "auto"; customInstructions: string }): Promise<SessionHookOutcome>;
+  /** Once, when the session ends; its matcher matches the reason. It cannot block. */
+  sessionEnd?(args: SessionHookArgs & { reason: SessionEndReason }): Promise<SessionHookOutcome>;
+  /** When the session waits for the user; its matcher matches the notification type. It cannot block. */
+  notification?(args: SessionHookArgs & { message: string; notificationType: string }): Promise<SessionHookOutcome>;
+  /** Calls `listener` as each hook starts and ends; returns a function that stops it. */
+  observe?(listener: (event: HookRunEvent) => void): () => void;
 }

@@ -48,6 +48,8 @@ export interface AppProps {
   provider: Provider;
   /** A new provider for `/model NAME`. */
   switchModel(model: string): Provider;
+  /** `--fallback-model`: tried once for a request the model fails as overloaded or not found; the session then stays on it. */
+  fallbackModel?: { name: string; provider(): Provider };
   system: string[];
   messages: Message[];
   transcript: TranscriptWriter;
@@ -227,6 +229,10 @@ export function App(props: AppProps) {
       const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home }, tool.name);
       const signal = callContext.abortController.signal;
       const questions = questionsOf(request);
+      // The dialog is about to wait for the person: Notification hooks (a desktop ping) run beside it, never delaying it.
+      void context.hookRunner?.notification?.({ context, message: `toolgate needs your permission to use ${tool.name}`, notificationType: "permission_prompt" }).then((outcome) => {
+        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
+      });
       const answer = await new Promise<{ choice: PermissionChoice; feedback?: string; answers?: Record<string, string> }>((resolve) => {
         const deny = choices.find((c) => c.kind === "deny")!;
         const ask: PendingAsk = { request, choices, resolve, ...(questions ? { questions } : {}) };
@@ -288,7 +294,9 @@ export function App(props: AppProps) {
         messages,
         signal: controller.signal,
         compaction: { threshold: props.compactionThreshold(model), state: compaction.current },
+        ...(props.fallbackModel && model !== props.fallbackModel.name ? { fallbackProvider: props.fallbackModel.provider() } : {}),
       })) {
+        if (event.type === "model_fallback") setModel(event.to);
         if (event.type === "stream" && event.event.type === "tool_call_start") await ensureRenderer(event.event.name);
         record(event);
         view.apply(event);
@@ -348,6 +356,10 @@ export function App(props: AppProps) {
     usage: () => view.usage,
     print,
     clearConversation: () => {
+      // /clear ends the conversation as far as hooks go (Claude Code's SessionEnd reason "clear").
+      void context.hookRunner?.sessionEnd?.({ context, reason: "clear" }).then((outcome) => {
+        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
+      });
       messages.splice(0);
       transcript.compacted({ trigger: "clear", kind: "cleared", tokensBefore: view.contextTokens, tokensAfter: 0 }, []);
       view.contextTokens = 0;
@@ -356,7 +368,7 @@ export function App(props: AppProps) {
     compact: async (focus) => {
       const controller = new AbortController();
       setRunning({ controller, startedAt: Date.now(), label: "Compacting" });
-      const outcome = await compactHistory({ messages, provider: provider.current, context, system: props.system, threshold: props.compactionThreshold(provider.current.model), state: compaction.current, force: true, focus, signal: controller.signal });
+      const outcome = await compactHistory({ messages, provider: provider.current, context, system: props.system, threshold: props.compactionThreshold(provider.current.model), state: compaction.current, force: true, focus, signal: controller.signal, trigger: "manual" });
       if (outcome.kind !== "failed") transcript.compacted({ trigger: "manual", kind: outcome.kind, tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tokensAfter }, messages);
       view.contextTokens = outcome.tokensAfter;
       print(`compaction: ${outcome.message} (${outcome.tokensBefore} → ${outcome.tokensAfter} tokens)`, outcome.kind === "failed" ? "warning" : "info");

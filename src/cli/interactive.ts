@@ -2,6 +2,7 @@
  * `toolgate` without -p: the interactive terminal UI. Loaded only for this command (it brings React and Ink);
  * the session is set up as for `-p` (agentSetup.ts), with the UI's dialog answering what asks.
  */
+import { showLoginPrompt } from "./mcpConfigCommands.js";
 import { createElement } from "react";
 import { render } from "ink";
 import { createSession, inspectFolderTrust } from "../session/index.js";
@@ -106,7 +107,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
     // The dialog is the App's; the session's own canUseTool (handed to subagents) forwards to it.
     let answer: CanUseToolFn | undefined;
     const canUseTool: CanUseToolFn = (...args) => (answer ? answer(...args) : Promise.resolve(args[5].behavior === "ask" ? { behavior: "deny", message: "The UI is not ready to ask.", decisionReason: { type: "other", reason: "no UI" } } : args[5]));
-    const session = await createSession({ ...sessionOptions, mcpConfigFiles: flags.mcpConfig ?? [], interactive: true, canUseTool, ...(resumed ? { sessionId: resumed.sessionId } : {}) });
+    const session = await createSession({ ...sessionOptions, mcpConfigFiles: flags.mcpConfig ?? [], interactive: true, mcpLogin: showLoginPrompt(process.stderr, !process.env.CI), canUseTool, ...(resumed ? { sessionId: resumed.sessionId } : {}) });
     let resumeNext: string | undefined;
     try {
       if (session.fatalErrors.length > 0) {

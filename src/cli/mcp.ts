@@ -53,7 +53,7 @@ function target(config: McpServerConfig): string {
 /** Connect to every configured server, then describe each. Servers are closed before returning. */
 export async function collectMcpList(options: McpListOptions): Promise<McpListReport> {
   const loaded = loadMcpConfig({ projectDir: options.projectDir, home: options.home, configFiles: options.configFiles, env: options.env, skipProjectConfig: options.skipProjectConfig });
-  const manager = await connectMcpServers(loaded.servers, { settings: options.settings, env: options.env });
+  const manager = await connectMcpServers(loaded.servers, { settings: options.settings, env: options.env, ...(options.home ? { oauth: { home: options.home } } : {}) });
   try {
     const servers = manager.clients.map(
       (c): McpListEntry => ({

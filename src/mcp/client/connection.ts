@@ -321,7 +321,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
       : undefined;
 
   /** One transport and client, connected and listed within connectTimeoutMs; the transport is kept for finishAuth. */
-  const attempt = async (authProvider: ToolgateOAuthProvider | undefined, made: { transport?: Transport }) => {
+  const attempt = async (authProvider: ToolgateOAuthProvider | undefined, made: { transport?: Transport; client?: Client }) => {
     const t = createTransport(name, config, options, authProvider);
     made.transport = t;
     const c = new Client(clientInfo, {
@@ -343,22 +343,18 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     c.onerror = () => undefined;
     transport = t;
     client = c;
-    try {
-      await withTimeout(
-        (async () => {
-          await c.connect(new OrderedTransport(t), { timeout: connectTimeoutMs });
-          serverInfo = c.getServerVersion();
-          instructions = c.getInstructions();
-          setTools(await listAllTools(c));
-          await listCatalog(c);
-        })(),
-        connectTimeoutMs,
-        `no answer within ${connectTimeoutMs} ms (setting mcp.connectTimeoutMs)`,
-      );
-    } catch (err) {
-      if (client === c) await disconnect();
-      throw err;
-    }
+    made.client = c;
+    await withTimeout(
+      (async () => {
+        await c.connect(new OrderedTransport(t), { timeout: connectTimeoutMs });
+        serverInfo = c.getServerVersion();
+        instructions = c.getInstructions();
+        setTools(await listAllTools(c));
+        await listCatalog(c);
+      })(),
+      connectTimeoutMs,
+      `no answer within ${connectTimeoutMs} ms (setting mcp.connectTimeoutMs)`,
+    );
     if (client === c && !shutDown) status = "connected";
   };
 
@@ -371,7 +367,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     await disconnect();
     status = "pending";
     error = undefined;
-    const made: { transport?: Transport } = {};
+    const made: { transport?: Transport; client?: Client } = {};
     let provider: ToolgateOAuthProvider | undefined;
     try {
       provider = await oauthProvider();
@@ -386,6 +382,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
         const loginTransport = made.transport;
         if (!(options.oauth?.login && provider && err instanceof UnauthorizedError && loginTransport && "finishAuth" in loginTransport)) throw err;
         // the person is at the browser: the wait is theirs, not the connect timeout's
+        if (client === made.client) await disconnect();
         const code = await provider.authorizationCode();
         await (loginTransport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(code);
         await provider.close();
@@ -397,6 +394,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
       const t = made.transport;
       const exited = t instanceof ToolgateStdioClientTransport && t.exit !== undefined;
       const code = (err as NodeJS.ErrnoException).code;
+      if (made.client && client === made.client) await disconnect();
       if (shutDown) return;
       if (wantsLogin(err, provider) && !options.oauth?.login) {
         status = "needs-auth";

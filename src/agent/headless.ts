@@ -757,7 +757,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         return rewind(requestId, request);
       case "mcp_status":
         return answer(requestId, {
-          mcpServers: (session.mcp?.clients ?? []).map((c) => ({ name: c.name, status: c.status === "connected" ? "connected" : c.status === "pending" ? "pending" : "failed", ...(c.error ? { error: c.error } : {}) })),
+          mcpServers: (session.mcp?.clients ?? []).map((c) => ({ name: c.name, status: c.status === "connected" || c.status === "pending" || c.status === "needs-auth" ? c.status : "failed", ...(c.error ? { error: c.error } : {}) })),
         });
       case "get_context_usage": {
         const count = countContextTokens(messages, compactionState.lastUsage);

@@ -190,7 +190,7 @@ export const mcpCheck: DoctorCheck = {
       lines.push(...mcpConfig.servers.map((s) => `${describe(s)}; not started (--connect starts them)`));
       return { status: worst(statuses), lines };
     }
-    const manager = await connectMcpServers(mcpConfig.servers, { settings: session.context.options.settings, env });
+    const manager = await connectMcpServers(mcpConfig.servers, { settings: session.context.options.settings, env, oauth: { home: session.context.paths.home } });
     try {
       for (const server of mcpConfig.servers) {
         const client = manager.client(server.name);

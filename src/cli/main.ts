@@ -326,6 +326,45 @@ withSessionFlags(mcp.command("get").description("Show where an MCP server is con
     }
   });
 
+withSessionFlags(mcp.command("login").description("Log in to an http or sse MCP server that asks for one (OAuth in the browser; tokens kept 0600 in toolgate's home).").argument("<name>"))
+  .option("--timeout <seconds>", "how long to wait for the browser (default 300)")
+  .action(async (name: string, flags: SessionFlags & { timeout?: string }) => {
+    const [{ mcpLoginCommand }, { openSession }] = await Promise.all([import("./mcpConfigCommands.js"), import("./commands.js")]);
+    const seconds = flags.timeout === undefined ? undefined : Number(flags.timeout);
+    if (seconds !== undefined && !(Number.isFinite(seconds) && seconds > 0)) throw new UsageError(`--timeout takes a number of seconds, got ${JSON.stringify(flags.timeout)}`);
+    const session = await openSession(flags);
+    try {
+      process.exitCode = await mcpLoginCommand({
+        name,
+        projectDir: session.context.getAppState().toolPermissionContext.cwd,
+        home: session.context.paths.home,
+        trusted: session.trust.trusted,
+        env: session.context.env,
+        settings: session.context.options.settings,
+        timeoutMs: seconds === undefined ? undefined : seconds * 1000,
+        openBrowser: process.stdout.isTTY === true && !process.env.CI,
+      });
+    } finally {
+      await session.close();
+    }
+  });
+withSessionFlags(mcp.command("logout").description("Forget the login of an MCP server (its stored tokens are removed).").argument("<name>"))
+  .action(async (name: string, flags: SessionFlags) => {
+    const [{ mcpLogoutCommand }, { openSession }] = await Promise.all([import("./mcpConfigCommands.js"), import("./commands.js")]);
+    const session = await openSession(flags);
+    try {
+      process.exitCode = mcpLogoutCommand({
+        name,
+        projectDir: session.context.getAppState().toolPermissionContext.cwd,
+        home: session.context.paths.home,
+        trusted: session.trust.trusted,
+        env: session.context.env,
+      });
+    } finally {
+      await session.close();
+    }
+  });
+
 // Errors raised outside the command's own promise (a stream's 'error' event, a stray rejection) end the
 // process the same way: one line, the stack only on request.
 const onStrayError = (err: unknown) => {

@@ -58,7 +58,7 @@ export async function collectMcpList(options: McpListOptions): Promise<McpListRe
   const loaded = loadMcpConfig({ projectDir: options.projectDir, home: options.home, configFiles: options.configFiles, env: options.env, skipProjectConfig: options.skipProjectConfig });
   const taken = new Set(loaded.servers.map((s) => normalizeNameForMcp(s.name)));
   const plugins = (options.pluginServers ?? []).filter((s) => !taken.has(normalizeNameForMcp(s.name)) && Boolean(taken.add(normalizeNameForMcp(s.name))));
-  const manager = await connectMcpServers([...loaded.servers, ...plugins], { settings: options.settings, env: options.env });
+  const manager = await connectMcpServers([...loaded.servers, ...plugins], { settings: options.settings, env: options.env, ...(options.home ? { oauth: { home: options.home } } : {}) });
   try {
     const servers = manager.clients.map(
       (c): McpListEntry => ({

@@ -1,3 +1,4 @@
+import type { McpLoginPrompt } from "../mcp/client/oauth.js";
 import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
@@ -65,6 +66,11 @@ export interface SessionOptions {
   noSandboxAutoAllow?: boolean;
   /** Hooks that are the controlling program's functions (the Agent SDK's hook callbacks). */
   hookCallbacks?: readonly CallbackHook[];
+  /**
+   * A person is at the terminal: an http or sse server that asks for a login gets one at start, its address shown
+   * through this function. Without it such a server is reported "needs-auth" (toolgate mcp login).
+   */
+  mcpLogin?: (prompt: McpLoginPrompt) => void;
   /** Someone can answer "ask" (an interactive UI, an MCP client that elicits). Default false: asks are denied. */
   interactive?: boolean;
   /** Who answers "ask"; default the non-interactive auto-deny. */
@@ -230,6 +236,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     mcp = await connectMcpServers(mcpConfig.servers, {
       settings: merged,
       env,
+      oauth: { home, ...(options.mcpLogin ? { login: { onAuthorizationUrl: options.mcpLogin } } : {}) },
       // a sandboxed server may write the working directories, like a command a rule allows
       sandboxWrap: (commandLine, serverName) =>
         sandbox.wrap(commandLine, { permissionContext, scope: "workingDirectories", commandId: `mcp:${serverName}:${randomUUID()}` }),

@@ -7,6 +7,7 @@ import { createModelAccess } from "../agent/modelAccess.js";
 import { findProjectInstructions } from "../agent/instructions.js";
 import { readEnvironment } from "../agent/environment.js";
 import { buildSystemPrompt } from "../agent/systemPrompt.js";
+import { DEFAULT_OUTPUT_STYLE, loadOutputStyles, readOutputStyleSetting, withOutputStyle, type OutputStyle } from "../agent/outputStyles.js";
 import { findSession, loadTranscript, openTranscript, pruneSessions, SessionNotFoundError, type LoadedTranscript, type TranscriptWriter } from "../agent/transcript.js";
 import { readCleanupPeriodDays } from "../agent/settingsSection.js";
 import { repairHistory } from "../agent/history.js";
@@ -92,6 +93,8 @@ export interface PreparedAgent {
   skillNames: string[];
   /** Bad skill, command and agent files, name clashes: for the user, not the model. */
   notices: string[];
+  /** The output style in the system prompt (settings `outputStyle`; the default one when unset or unknown). */
+  outputStyle: OutputStyle;
 }
 
 /** The provider (and `context.models` over it) and the system prompt for a session. No network yet. */
@@ -135,7 +138,12 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
   // Instruction files pass the Read rules (a CLAUDE.md linked to a denied file stays out of the prompt).
   const instructions = findProjectInstructions({ cwd, home: session.context.paths.home, readDenial: (file, real) => readDenial(file, session.context, real) });
   const common = { environment, instructions, extraSections: listing ? [listing] : [], fileTools: describeFileTools(dialect) };
-  const system = buildSystemPrompt({ ...common, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt });
+  // The output style shapes the main agent's answers; subagents report to it, not to the person, and keep theirs plain.
+  const styles = loadOutputStyles(locations);
+  const wantedStyle = readOutputStyleSetting(merged);
+  const outputStyle = (wantedStyle && styles.find(wantedStyle)) || styles.find(DEFAULT_OUTPUT_STYLE)!;
+  const styleNotices = [...styles.problems, ...(wantedStyle && !styles.find(wantedStyle) ? [`output style "${wantedStyle}" (settings outputStyle) does not exist; using the default one (styles: ${styles.styles.map((s) => s.name).join(", ")})`] : [])];
+  const system = withOutputStyle(buildSystemPrompt({ ...common, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt }), outputStyle);
   // Subagents: the agent types of the project and the user, each with its own system prompt over the same environment.
   const agentTypes = loadAgentTypes(locations);
   // The controlling program's (initialize) win over --agents, which win over files.
@@ -161,9 +169,9 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
     return next;
   };
   const refusedInstructions = instructions.refused.map((r) => `instruction file ${r.path} was not read: ${r.reason}`);
-  const notices = [...refusedInstructions, ...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings];
+  const notices = [...refusedInstructions, ...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings, ...styleNotices];
   const providerFor = (model: string): Provider => createProvider({ ...selection, model, settings: merged });
-  return { provider, switchModel, providerFor, system, merged, cwd, commands, agentTypes: types, skillNames: skillsOn ? offered.map((s) => s.name) : [], notices, ...(telemetry ? { telemetry } : {}) };
+  return { provider, switchModel, providerFor, system, merged, cwd, commands, agentTypes: types, skillNames: skillsOn ? offered.map((s) => s.name) : [], notices, outputStyle, ...(telemetry ? { telemetry } : {}) };
 }
 
 /** `--no-session-persistence`: a transcript that keeps nothing. */

@@ -20,6 +20,7 @@ import { App } from "../ui/App.js";
 import { PromptHistory, historyFile } from "../ui/promptHistory.js";
 import { listProjectFiles } from "../ui/fileMentions.js";
 import { UsageError } from "./errors.js";
+import { packageVersion } from "./version.js";
 import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
 import type { Telemetry } from "../telemetry/index.js";
 import { pluginDirsFromFlags, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
@@ -161,6 +162,8 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
             initialPrompt: firstPrompt,
             openResume: current.resume === true,
             startupNotices: notices,
+            outputStyle: prepared.outputStyle,
+            version: packageVersion(),
             bindCanUseTool: (fn: CanUseToolFn) => {
               answer = fn;
             },

@@ -22,7 +22,7 @@ export interface IgnoredSetting {
 export const FOLDER_SOURCES: ReadonlySet<SettingsFile["source"]> = new Set(["projectSettings", "localSettings"]);
 
 /** Top-level keys honoured as they are: they set limits and formats, never what may run or where. */
-const NEUTRAL_KEYS = new Set(["models", "editTools", "grep", "glob", "toolSearch", "webFetch", "mcp"]);
+const NEUTRAL_KEYS = new Set(["models", "editTools", "grep", "glob", "toolSearch", "webFetch", "mcp", "outputStyle"]);
 /** Modes no looser than the default: asking stays asking, or becomes denying / read-only. */
 const NARROWING_MODES = new Set(["default", "plan", "dontAsk"]);
 

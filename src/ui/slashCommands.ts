@@ -27,6 +27,12 @@ export interface CommandHost {
   compact(focus?: string): Promise<void>;
   openRewind(): void;
   openResume(): void;
+  /** The output style's name, and a change of it (saved to local project settings). */
+  outputStyle(): string;
+  setOutputStyle(name: string): void;
+  openOutputStyles(): void;
+  /** The list of memory files to open in the editor. */
+  openMemory(): void;
   exit(): void;
   /** Sends a prompt to the model as if typed (custom commands). */
   send(prompt: string): void;
@@ -208,6 +214,7 @@ function configCommand(host: CommandHost): void {
     [
       `model: ${host.model()}`,
       `permission mode: ${ctx.mode} (Shift+Tab cycles)`,
+      `output style: ${host.outputStyle()} (/output-style changes it)`,
       `sandbox: ${sandbox.status}${sandbox.reason ? ` — ${sandbox.reason}` : ""}`,
       `folder trust: ${trust.trusted ? `trusted (${trust.source}${trust.by ? `: ${trust.by}` : ""})` : "not trusted: its hooks, MCP servers and allow rules are off"}`,
       "settings files in effect (lowest precedence first):",
@@ -242,6 +249,13 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: "rewind", help: "go back to an earlier prompt (files restored)", run: (host) => host.openRewind() },
   { name: "cost", help: "tokens and cost of this session", run: costCommand },
   { name: "config", help: "the settings in effect, their files, trust and sandbox", run: configCommand },
+  {
+    name: "output-style",
+    args: "[name]",
+    help: "pick how the model answers (default, explanatory, learning, or your own style)",
+    run: (host, args) => (args.trim() ? host.setOutputStyle(args.trim()) : host.openOutputStyles()),
+  },
+  { name: "memory", help: "open a memory file (the project's AGENTS.md or CLAUDE.md, or yours) in $VISUAL / $EDITOR", run: (host) => host.openMemory() },
   { name: "init", help: "have the model write the project's AGENTS.md (or improve the instruction file there is)", run: (host) => host.send(INIT_PROMPT) },
   { name: "exit", help: "quit", run: (host) => host.exit() },
 ];
@@ -252,6 +266,8 @@ export const KEY_BINDINGS: ReadonlyArray<[string, string]> = [
   ["↑ / ↓", "prompt history (at the first / last line)"],
   ["Tab", "complete an @path mention"],
   ["!command", "run a shell command yourself; its output goes to the model with your next prompt"],
+  ["# note", "save a note to a memory file you pick (not sent to the model)"],
+  ["@server:uri", "attach an MCP server's resource (Tab completes it with the files)"],
   ["Esc", "interrupt the model and running tools"],
   ["Esc Esc", "on an empty prompt: rewind to an earlier prompt"],
   ["Shift+Tab", "cycle permission modes"],

@@ -8,11 +8,23 @@ import os from "node:os";
 import path from "node:path";
 import type { ToolPermissionContext } from "../core/permissionTypes.js";
 import type { SandboxSettings } from "./settingsSection.js";
-import { filesystemPolicy, networkPolicy, type FilesystemPolicy, type WriteScope } from "./policy.js";
-import { acquireSandboxRuntime, checkSandboxSupport, releaseSandboxRuntime, sandboxInstallHint, wrapInSandbox, type WrappedCommand } from "./runtime.js";
+import { filesystemPolicy, networkPolicy, type FilesystemPolicy, type NetworkPolicy, type WriteScope } from "./policy.js";
+import {
+  acquireSandboxRuntime,
+  checkSandboxSupport,
+  releaseSandboxRuntime,
+  sandboxInstallHint,
+  setActiveNetworkPolicy,
+  violationsSince,
+  wrapInSandbox,
+  type WrappedCommand,
+} from "./runtime.js";
+import { startSandboxHost, supervisorPath, type SandboxHost, type SandboxSpawnOptions, type SandboxedProcess } from "./persistent.js";
+import { withTreeMarker } from "../util/processTree.js";
 
 export { writeScopeFor, filesystemPolicy, networkPolicy, matchesHostPattern, SANDBOX_AUTO_ALLOW_REASON, type WriteScope, type FilesystemPolicy, type NetworkPolicy } from "./policy.js";
 export { describeSandboxRefusals } from "./messages.js";
+export { SandboxDiedError, type SandboxedProcess, type SandboxExit, type SandboxSpawnOptions } from "./persistent.js";
 export { sandboxInstallHint, checkSandboxSupport, acquireSandboxRuntime, releaseSandboxRuntime, wrapInSandbox } from "./runtime.js";
 
 /**
@@ -57,10 +69,43 @@ export interface Sandbox {
   readonly settings: SandboxSettings;
   /** The private temp dir, when active. */
   readonly tempDir?: string;
-  /** Wrap a bash script for this session's policy. */
+  /**
+   * Start a process in the session's long-lived sandbox for this policy (started on first need, restarted
+   * when the policy changes or after it died). Undefined where each command gets its own sandbox (macOS).
+   */
+  spawn?(request: SandboxSpawnRequest): Promise<SessionSandboxProcess>;
+  /** Wrap a bash script for this session's policy (one sandbox for this command alone). */
   wrap(script: string, options: { permissionContext: ToolPermissionContext; scope: WriteScope; commandId: string; signal?: AbortSignal }): Promise<SandboxCommand>;
   close(): Promise<void>;
 }
+
+export interface SandboxSpawnRequest extends SandboxSpawnOptions {
+  permissionContext: ToolPermissionContext;
+  scope: WriteScope;
+}
+
+export interface SessionSandboxProcess extends SandboxedProcess {
+  filesystem: FilesystemPolicy;
+  tempDir: string;
+  /** The refusals the runtime saw in this sandbox since the process started. */
+  violations(): string[];
+  /** The sandbox's supervisor pid on the host side (bwrap), for diagnostics and tests. */
+  sandboxPid: number | undefined;
+}
+
+/** One long-lived sandbox of a session, for one policy. */
+interface PooledSandbox {
+  key: string;
+  scope: WriteScope;
+  commandId: string;
+  network: NetworkPolicy;
+  host: SandboxHost;
+  /** Its policy is no longer what new commands get: closed once nothing runs in it. */
+  stale: boolean;
+  running: number;
+}
+
+const quoteShell = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 export interface SandboxOptions {
   settings?: SandboxSettings;
@@ -112,6 +157,68 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }));
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-sandbox-"));
   let closed = false;
+  const pool = new Map<string, PooledSandbox>();
+  let sandboxCount = 0;
+  const sessionTag = path.basename(tempDir);
+
+  const retire = (pooled: PooledSandbox) => {
+    if (pool.get(pooled.key) === pooled) pool.delete(pooled.key);
+    setActiveNetworkPolicy(pooled.commandId, undefined);
+  };
+  const closeIfUnwanted = (pooled: PooledSandbox) => {
+    if (pooled.stale && pooled.running === 0) {
+      retire(pooled);
+      void pooled.host.close();
+    }
+  };
+
+  /** The live sandbox for this policy, started when there is none (a supervisor that died is replaced). */
+  async function sandboxFor(filesystem: FilesystemPolicy, network: NetworkPolicy, scope: WriteScope, signal?: AbortSignal): Promise<PooledSandbox> {
+    const key = JSON.stringify({ filesystem, network });
+    const existing = pool.get(key);
+    if (existing?.host.alive) {
+      await existing.host.ready;
+      return existing;
+    }
+    if (existing) retire(existing);
+    const commandId = `${sessionTag}:sandbox-${++sandboxCount}`;
+    const supervisor = `${WAIT_FOR_PROXY}; export TMPDIR=${quoteShell(tempDir)}; exec ${quoteShell(process.execPath)} ${quoteShell(supervisorPath())}`;
+    const wrapped = await wrapInSandbox(supervisor, { filesystem, network, commandId, signal });
+    // held while something runs in it, not while it idles
+    setActiveNetworkPolicy(commandId, undefined);
+    const pooled: PooledSandbox = {
+      key,
+      scope,
+      commandId,
+      network,
+      stale: false,
+      running: 0,
+      host: startSandboxHost({
+        command: wrapped.command,
+        env: withTreeMarker({ ...process.env }),
+        cwd: tempDir,
+        onGone: () => {
+          retire(pooled);
+          wrapped.finish();
+        },
+      }),
+    };
+    // another sandbox with this scope has an outdated policy (rules, working directories or safety paths changed)
+    for (const other of pool.values()) {
+      if (other.scope === scope) {
+        other.stale = true;
+        closeIfUnwanted(other);
+      }
+    }
+    pool.set(key, pooled);
+    try {
+      await pooled.host.ready;
+    } catch (err) {
+      retire(pooled);
+      throw err;
+    }
+    return pooled;
+  }
   return {
     get status(): SandboxStatus {
       return failure === undefined ? "active" : "unavailable";
@@ -133,9 +240,34 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       const wrapped = await wrapInSandbox(withTemp, { filesystem, network: networkPolicy(permissionContext, settings), commandId, signal });
       return { ...wrapped, filesystem, tempDir };
     },
+    // macOS: sandbox-exec profiles are per process, so each command keeps its own sandbox there
+    spawn: process.platform !== "linux" ? undefined : async ({ permissionContext, scope, script, cwd, env, stdin }) => {
+      if (closed) throw new Error("The session's sandbox is closed.");
+      await start();
+      if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
+      const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
+      const pooled = await sandboxFor(filesystem, networkPolicy(permissionContext, settings), scope);
+      const since = Date.now();
+      pooled.running++;
+      setActiveNetworkPolicy(pooled.commandId, pooled.network);
+      const proc = pooled.host.spawn({ script, cwd, env: pooled.host.adaptEnv({ ...env, TMPDIR: tempDir }), stdin });
+      void proc.ended.then(() => {
+        pooled.running--;
+        if (pooled.running === 0) setActiveNetworkPolicy(pooled.commandId, undefined);
+        closeIfUnwanted(pooled);
+      });
+      return Object.assign(proc, {
+        filesystem,
+        tempDir,
+        violations: () => violationsSince(pooled.commandId, since),
+        sandboxPid: pooled.host.hostPid,
+      });
+    },
     async close() {
       if (closed) return;
       closed = true;
+      await Promise.all([...pool.values()].map((pooled) => pooled.host.close()));
+      pool.clear();
       fs.rmSync(tempDir, { recursive: true, force: true });
       if (!ready) return;
       await ready;

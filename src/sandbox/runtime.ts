@@ -213,3 +213,18 @@ export async function wrapInSandbox(
     },
   };
 }
+
+/** Hold (or, with undefined, release) a network policy for the proxy's checks: while a long-lived sandbox has anything running. */
+export function setActiveNetworkPolicy(id: string, policy: NetworkPolicy | undefined): void {
+  if (policy) active.set(id, policy);
+  else active.delete(id);
+}
+
+/** The refusals the runtime saw for `commandId` since `sinceMs` (a long-lived sandbox's commands share its id). */
+export function violationsSince(commandId: string, sinceMs: number): string[] {
+  if (!SandboxManager) return [];
+  return SandboxManager.getSandboxViolationStore()
+    .getViolationsForCommand(commandId)
+    .filter((v) => v.timestamp.getTime() >= sinceMs)
+    .map((v) => v.line);
+}

@@ -1,0 +1,163 @@
+// The process that lives inside a session's long-lived sandbox (plain JS, node built-ins only: it runs
+// with the node binary the host runs, outside any build step). It speaks JSON lines over its stdin and
+// stdout; see persistent.ts for the host side. Each command is a fresh `bash -c` in a process group of
+// its own. When stdin closes (the host went away or closed the sandbox), everything is killed and it exits.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import readline from "node:readline";
+
+const KILL_GRACE_MS = 1000;
+const GROUP_POLL_MS = 100;
+
+/** id → { child, pgid, stdin, exited, openStreams, polling } */
+const commands = new Map();
+
+function send(message) {
+  process.stdout.write(`${JSON.stringify(message)}\n`);
+}
+
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Live pids (not zombies) of this pid namespace whose parent chain reaches `root` (setsid'd descendants). */
+function descendants(root) {
+  const parents = new Map();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (fields[0] !== "Z") parents.set(Number(entry), Number(fields[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found = [];
+  for (const pid of parents.keys()) {
+    for (let p = parents.get(pid), hops = 0; p !== undefined && hops < 64; p = parents.get(p), hops++) {
+      if (p === root) {
+        found.push(pid);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+function signalAll(command, signal) {
+  try {
+    process.kill(-command.pgid, signal);
+  } catch {
+    // the group is gone
+  }
+  for (const pid of command.tree) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone
+    }
+  }
+}
+
+function kill(id, signal) {
+  const command = commands.get(id);
+  if (!command) return;
+  // descendants that left the group are found while their parents still live
+  if (!command.exited) for (const pid of descendants(command.pgid)) command.tree.add(pid);
+  signalAll(command, signal);
+  if (signal === "SIGKILL") return;
+  clearTimeout(command.escalate);
+  command.escalate = setTimeout(() => signalAll(command, "SIGKILL"), KILL_GRACE_MS);
+}
+
+/** The end of a command: bash exited, its pipes closed and nothing is left in its group. */
+function maybeEnd(id) {
+  const command = commands.get(id);
+  if (!command || !command.exited || command.openStreams > 0 || command.ended) return;
+  if (groupAlive(command.pgid)) {
+    command.polling ??= setInterval(() => maybeEnd(id), GROUP_POLL_MS);
+    return;
+  }
+  command.ended = true;
+  clearInterval(command.polling);
+  clearTimeout(command.escalate);
+  commands.delete(id);
+  send({ ev: "end", id });
+}
+
+function start(request) {
+  const { id } = request;
+  let child;
+  try {
+    child = spawn("/bin/bash", ["-c", request.script], {
+      cwd: request.cwd,
+      env: request.env,
+      stdio: [request.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      detached: true,
+    });
+  } catch (err) {
+    send({ ev: "error", id, message: err.message });
+    return;
+  }
+  const command = { child, pgid: child.pid, exited: false, openStreams: 2, tree: new Set(), ended: false };
+  child.on("error", (err) => {
+    if (command.pgid === undefined) send({ ev: "error", id, message: err.message });
+  });
+  if (child.pid === undefined) return;
+  commands.set(id, command);
+  send({ ev: "started", id, pid: child.pid });
+  child.stdin?.on("error", () => undefined);
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.on("data", (chunk) => send({ ev: "out", id, data: chunk.toString("base64") }));
+    stream.on("close", () => {
+      command.openStreams--;
+      maybeEnd(id);
+    });
+  }
+  child.on("exit", (code, signal) => {
+    command.exited = true;
+    send({ ev: "exit", id, code, signal, leftover: groupAlive(command.pgid) });
+    maybeEnd(id);
+  });
+}
+
+function handle(line) {
+  let request;
+  try {
+    request = JSON.parse(line);
+  } catch {
+    return;
+  }
+  const command = commands.get(request.id);
+  switch (request.op) {
+    case "spawn":
+      if (!commands.has(request.id)) start(request);
+      break;
+    case "stdin":
+      command?.child.stdin?.write(Buffer.from(request.data, "base64"));
+      break;
+    case "stdinEnd":
+      command?.child.stdin?.end();
+      break;
+    case "kill":
+      kill(request.id, request.signal === "SIGKILL" ? "SIGKILL" : request.signal === "SIGINT" ? "SIGINT" : "SIGTERM");
+      break;
+    case "ping":
+      send({ ev: "pong", id: request.id });
+      break;
+  }
+}
+
+const input = readline.createInterface({ input: process.stdin });
+input.on("line", handle);
+input.on("close", () => {
+  for (const command of commands.values()) signalAll(command, "SIGKILL");
+  process.exit(0);
+});
+send({ ev: "ready", pid: process.pid, env: process.env });

@@ -76,6 +76,8 @@ export interface Sandbox {
   spawn?(request: SandboxSpawnRequest): Promise<SessionSandboxProcess>;
   /** Wrap a bash script for this session's policy (one sandbox for this command alone). */
   wrap(script: string, options: { permissionContext: ToolPermissionContext; scope: WriteScope; commandId: string; signal?: AbortSignal }): Promise<SandboxCommand>;
+  /** Host pids (bwrap) of the long-lived sandboxes running now, for diagnostics and tests. */
+  livePids?(): number[];
   close(): Promise<void>;
 }
 
@@ -263,6 +265,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         sandboxPid: pooled.host.hostPid,
       });
     },
+    livePids: () => [...pool.values()].map((pooled) => pooled.host.hostPid).filter((pid): pid is number => pid !== undefined && pid > 0),
     async close() {
       if (closed) return;
       closed = true;

@@ -16,6 +16,9 @@ function send(message) {
   process.stdout.write(`${JSON.stringify(message)}\n`);
 }
 
+/** Every command's processes carry this variable: a daemon that left the group and lost its parent is still found. */
+const MARKER = "TOOLGATE_SANDBOX_COMMAND";
+
 function groupAlive(pgid) {
   try {
     process.kill(-pgid, 0);
@@ -23,6 +26,30 @@ function groupAlive(pgid) {
   } catch {
     return false;
   }
+}
+
+/** Live pids of this pid namespace (a handful: the sandbox's own) carrying command `id`'s marker. */
+function marked(id) {
+  const needle = Buffer.from(`${MARKER}=${id}\0`);
+  const found = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      const environ = fs.readFileSync(`/proc/${entry}/environ`);
+      const at = environ.indexOf(needle);
+      if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Whether anything of command `id` still runs: its group, or marked processes that left it. */
+function alive(id, command) {
+  return groupAlive(command.pgid) || marked(id).length > 0;
 }
 
 /** Live pids (not zombies) of this pid namespace whose parent chain reaches `root` (setsid'd descendants). */
@@ -50,7 +77,8 @@ function descendants(root) {
   return found;
 }
 
-function signalAll(command, signal) {
+function signalAll(command, signal, id) {
+  if (id !== undefined) for (const pid of marked(id)) command.tree.add(pid);
   try {
     process.kill(-command.pgid, signal);
   } catch {
@@ -70,17 +98,18 @@ function kill(id, signal) {
   if (!command) return;
   // descendants that left the group are found while their parents still live
   if (!command.exited) for (const pid of descendants(command.pgid)) command.tree.add(pid);
-  signalAll(command, signal);
+  signalAll(command, signal, id);
   if (signal === "SIGKILL") return;
   clearTimeout(command.escalate);
-  command.escalate = setTimeout(() => signalAll(command, "SIGKILL"), KILL_GRACE_MS);
+  command.escalate = setTimeout(() => signalAll(command, "SIGKILL", id), KILL_GRACE_MS);
 }
 
 /** The end of a command: bash exited, its pipes closed and nothing is left in its group. */
 function maybeEnd(id) {
   const command = commands.get(id);
-  if (!command || !command.exited || command.openStreams > 0 || command.ended) return;
-  if (groupAlive(command.pgid)) {
+  if (!command || !command.exited || command.ended) return;
+  // a daemon holding the pipes open is polled for, like one that closed them
+  if (command.openStreams > 0 || alive(id, command)) {
     command.polling ??= setInterval(() => maybeEnd(id), GROUP_POLL_MS);
     return;
   }
@@ -97,7 +126,7 @@ function start(request) {
   try {
     child = spawn("/bin/bash", ["-c", request.script], {
       cwd: request.cwd,
-      env: request.env,
+      env: { ...request.env, [MARKER]: String(id) },
       stdio: [request.stdin ? "pipe" : "ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -122,7 +151,7 @@ function start(request) {
   }
   child.on("exit", (code, signal) => {
     command.exited = true;
-    send({ ev: "exit", id, code, signal, leftover: groupAlive(command.pgid) });
+    send({ ev: "exit", id, code, signal, leftover: alive(id, command) });
     maybeEnd(id);
   });
 }
@@ -157,7 +186,7 @@ function handle(line) {
 const input = readline.createInterface({ input: process.stdin });
 input.on("line", handle);
 input.on("close", () => {
-  for (const command of commands.values()) signalAll(command, "SIGKILL");
+  for (const [id, command] of commands) signalAll(command, "SIGKILL", id);
   process.exit(0);
 });
 send({ ev: "ready", pid: process.pid, env: process.env });

@@ -118,7 +118,10 @@ export async function prepareBashLaunch(
       suggestedRules: [...new Set(analyzeCommand(input.command).parts.map((p) => suggestRuleContent(p)).filter((r): r is string => !!r))],
       workingDirectories: [permissionContext.cwd, ...permissionContext.additionalWorkingDirectories.map((d) => d.path)],
     });
-  if (sandbox.spawn) {
+  // Read-only calls only: a write scope denies safety paths that may not exist yet, and bwrap's mount points
+  // for them (empty .mcp.json, .bashrc, .toolgate/) would stay in the project for as long as the sandbox lives.
+  // Opt-in until the supervisor's early exits under parallel load are fixed (see docs/sandbox.md).
+  if (sandbox.spawn && scope === "none" && process.env.TOOLGATE_SANDBOX_PERSISTENT === "1") {
     const spawn = sandbox.spawn;
     let filesystem: SessionSandboxProcess["filesystem"] | undefined;
     return {

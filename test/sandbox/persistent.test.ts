@@ -147,7 +147,7 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
       ...s,
       toolPermissionContext: {
         ...s.toolPermissionContext,
-        alwaysDenyRules: { ...s.toolPermissionContext.alwaysDenyRules, session: ["Read(secret.txt)"] },
+        rules: [...s.toolPermissionContext.rules, { source: "session" as const, ruleBehavior: "deny" as const, ruleValue: { toolName: "Read", ruleContent: "secret.txt" } }],
       },
     }));
     const second = await pids();

@@ -1,6 +1,8 @@
 /**
  * Cold start: `toolgate exec` with one Read of a small file, process start to exit, vs `node -e 0` and (when
- * installed) `claude --version`, the native Claude Code binary. Each round runs every command once in a
+ * installed) `claude --version`, the native Claude Code binary; and `exec` with one Bash call (`true`, in the
+ * sandbox as by default and with --no-sandbox) vs `exec` with one Read: what the first Bash call adds (the bash
+ * parser, `bash -n`, the sandbox's start). Each round runs every command once in a
  * rotating order, so load on this shared machine hits them alike; ratios are per round, then the median.
  * Runs the built CLI (dist/cli/main.js): `npm run build` first. The peer binary is `$CLAUDE_BIN`, else
  * `claude` on PATH; without it that row is skipped with a note. `STARTUP_BASELINE=<path to another build's
@@ -27,6 +29,9 @@ const file = path.join(cwd, "small.txt");
 fs.writeFileSync(file, "one\ntwo\nthree\n");
 const env = { ...process.env, HOME: home, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") };
 const readLine = `${JSON.stringify({ type: "tool_use", id: "r1", name: "Read", input: { file_path: file } })}\n`;
+const bashLine = `${JSON.stringify({ type: "tool_use", id: "b1", name: "Bash", input: { command: "true" } })}\n`;
+const readDone = /"tool_result".*1\\tone/;
+const bashDone = /"tool_use_id":"b1","content":"\(Bash completed with no output\)"/;
 
 function findClaude(): string | undefined {
   if (process.env.CLAUDE_BIN) return process.env.CLAUDE_BIN;
@@ -44,12 +49,19 @@ interface Subject {
 }
 
 const subjects: Subject[] = [
-  { name: "toolgate exec (Read)", file: process.execPath, args: [cli, "exec", "--cwd", cwd], input: readLine, expect: /"tool_result".*1\\tone/ },
-  { name: "toolgate exec --no-sandbox (Read)", file: process.execPath, args: [cli, "exec", "--no-sandbox", "--cwd", cwd], input: readLine, expect: /"tool_result".*1\\tone/ },
+  { name: "toolgate exec (Read)", file: process.execPath, args: [cli, "exec", "--cwd", cwd], input: readLine, expect: readDone },
+  { name: "toolgate exec --no-sandbox (Read)", file: process.execPath, args: [cli, "exec", "--no-sandbox", "--cwd", cwd], input: readLine, expect: readDone },
+  { name: "toolgate exec (Bash)", file: process.execPath, args: [cli, "exec", "--cwd", cwd], input: bashLine, expect: bashDone },
+  { name: "toolgate exec --no-sandbox (Bash)", file: process.execPath, args: [cli, "exec", "--no-sandbox", "--cwd", cwd], input: bashLine, expect: bashDone },
   { name: "node -e 0", file: process.execPath, args: ["-e", "0"], expect: /^$/ },
 ];
 const baseline = process.env.STARTUP_BASELINE;
-if (baseline) subjects.push({ name: "baseline exec --no-sandbox (Read)", file: process.execPath, args: [path.resolve(baseline), "exec", "--no-sandbox", "--cwd", cwd], input: readLine, expect: /"tool_result".*1\\tone/ });
+if (baseline) {
+  subjects.push(
+    { name: "baseline exec --no-sandbox (Read)", file: process.execPath, args: [path.resolve(baseline), "exec", "--no-sandbox", "--cwd", cwd], input: readLine, expect: readDone },
+    { name: "baseline exec --no-sandbox (Bash)", file: process.execPath, args: [path.resolve(baseline), "exec", "--no-sandbox", "--cwd", cwd], input: bashLine, expect: bashDone },
+  );
+}
 const claude = findClaude();
 if (claude) subjects.push({ name: "claude --version", file: claude, args: ["--version"], expect: /Claude Code/ });
 else console.log("claude --version peer skipped: set CLAUDE_BIN or put claude on PATH");
@@ -86,15 +98,25 @@ for (const subject of subjects) console.log(`  ${subject.name.padEnd(36)} ${ms(s
 const node = times.get("node -e 0")!;
 for (const ours of ["toolgate exec (Read)", "toolgate exec --no-sandbox (Read)"]) {
   const { ratio, spread } = pairedRatios(times.get(ours)!, node);
-  reportRow({ what: `${ours}, start to exit`, peer: "node -e 0", ratio, spread, detail: `${ms(ours)} vs ${ms("node -e 0")}`, goal: "≤ 2.5×" });
+  reportRow({ what: `${ours}, start to exit`, peer: "node -e 0", ratio, spread, detail: `${ms(ours)} vs ${ms("node -e 0")}`, goal: "≤ 2×" });
   if (claude) {
     const peer = pairedRatios(times.get(ours)!, times.get("claude --version")!);
     reportRow({ what: `${ours}, start to exit`, peer: "claude --version", ratio: peer.ratio, spread: peer.spread, detail: `${ms(ours)} vs ${ms("claude --version")}`, goal: "< 1×" });
   }
 }
+for (const [bash, read] of [
+  ["toolgate exec (Bash)", "toolgate exec (Read)"],
+  ["toolgate exec --no-sandbox (Bash)", "toolgate exec --no-sandbox (Read)"],
+]) {
+  const { ratio, spread } = pairedRatios(times.get(bash)!, times.get(read)!);
+  reportRow({ what: `${bash}, start to exit`, peer: read, ratio, spread, detail: `${ms(bash)} vs ${ms(read)}`, goal: "≤ 1.3×" });
+}
 if (baseline) {
-  const ours = "toolgate exec --no-sandbox (Read)";
-  const { ratio, spread } = pairedRatios(times.get(ours)!, times.get("baseline exec --no-sandbox (Read)")!);
-  reportRow({ what: `${ours}, this build`, peer: `the build at ${baseline}`, ratio, spread, detail: `${ms(ours)} vs ${ms("baseline exec --no-sandbox (Read)")}` });
+  for (const tool of ["Read", "Bash"]) {
+    const ours = `toolgate exec --no-sandbox (${tool})`;
+    const theirs = `baseline exec --no-sandbox (${tool})`;
+    const { ratio, spread } = pairedRatios(times.get(ours)!, times.get(theirs)!);
+    reportRow({ what: `${ours}, this build`, peer: `the build at ${baseline}`, ratio, spread, detail: `${ms(ours)} vs ${ms(theirs)}` });
+  }
 }
 fs.rmSync(cwd, { recursive: true, force: true });

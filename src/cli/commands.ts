@@ -158,6 +158,7 @@ export async function mcpListCommand(flags: SessionFlags & { json?: boolean }): 
     const { runMcpList } = await import("./mcp.js");
     return await runMcpList({
       projectDir: session.context.getAppState().toolPermissionContext.cwd,
+      home: session.context.paths.home,
       configFiles: flags.mcpConfig,
       settings: session.context.options.settings,
       skipProjectConfig: !session.trust.trusted,

@@ -373,7 +373,7 @@ export async function doctorCommand(flags: SessionFlags & { connect?: boolean; j
   const session = await createSession({ ...options, cwd });
   try {
     // An untrusted folder's .mcp.json is listed by the trust check, never started by --connect.
-    const mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: flags.mcpConfig, env, skipProjectConfig: !session.trust.trusted });
+    const mcpConfig = loadMcpConfig({ projectDir: cwd, home: session.context.paths.home, configFiles: flags.mcpConfig, env, skipProjectConfig: !session.trust.trusted });
     const report = await runDoctorChecks(DOCTOR_CHECKS, { options: { ...options, cwd }, session, mcpConfig, connect: flags.connect === true, env });
     process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report, cwd));
     return report.status === "error" ? 1 : 0;

@@ -22,14 +22,6 @@ export interface SessionFlags {
   trust?: boolean;
 }
 
-/**
- * commander's argParser for a flag that may be repeated: each occurrence adds one value. A flag takes
- * exactly one value, so it can never swallow the positional arguments that follow it.
- */
-export function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
 /** A directory named on the command line must exist and be a directory; returns it absolute. */
 export function checkDirectory(flag: string, dir: string, base: string): string {
   const resolved = expandPath(dir, base);

@@ -5,7 +5,8 @@ import { packageVersion } from "./version.js";
 import { endBySignalIfTerminalGoes } from "../core/termination.js";
 import { EXIT_USAGE, reportFailure, UsageError, wantsStackTraces } from "./errors.js";
 import { editDistance } from "../tools/files/similarPath.js";
-import { collect, type SessionFlags } from "./flags.js";
+import { collect } from "./collect.js";
+import type { SessionFlags } from "./flags.js";
 
 // Subcommands are imported lazily so `toolgate --help` and `exec` load only what they use (never the UI).
 
@@ -256,6 +257,49 @@ withSessionFlags(mcp.command("serve").description("Serve the built-in tools over
   .action(async (flags: SessionFlags & { http?: string; httpIdleTimeout?: string; httpMaxSessions?: string }) => {
     const { mcpServeCommand } = await import("./commands.js");
     process.exitCode = await mcpServeCommand(flags);
+  });
+
+mcp
+  .command("add")
+  .description("Add an MCP server: toolgate mcp add [-s scope] [-t transport] [-e KEY=value] [-H 'Name: value'] <name> <command-or-url> [args...]")
+  .argument("<name>", "the server's name (its tools become mcp__<name>__<tool>)")
+  .argument("<command-or-url>", "the command to run (stdio), or the URL (http, sse)")
+  .argument("[args...]", "the command's arguments (put -- before ones that start with -)")
+  .option("-s, --scope <scope>", "local (you, this project; default), project (.mcp.json, shared), or user (you, every project)")
+  .option("-t, --transport <transport>", "stdio (default), http or sse")
+  .option("-e, --env <KEY=value>", "an environment variable for a stdio server (repeatable)", collect)
+  .option("-H, --header <header>", "an HTTP header for an http or sse server, 'Name: value' (repeatable)", collect)
+  .option("--cwd <dir>", "project directory (default: the current directory)")
+  .action(async (name: string, target: string, args: string[], flags: { scope?: string; transport?: string; env?: string[]; header?: string[]; cwd?: string }) => {
+    const [{ mcpAddCommand }, { getToolgateHome }] = await Promise.all([import("./mcpConfigCommands.js"), import("../util/home.js")]);
+    process.exitCode = mcpAddCommand({ name, target, args, ...flags, projectDir: flags.cwd ?? process.cwd(), home: getToolgateHome(process.env) });
+  });
+mcp
+  .command("remove")
+  .description("Remove an MCP server from the file that configures it.")
+  .argument("<name>")
+  .option("-s, --scope <scope>", "local, project or user: needed when the name is in several")
+  .option("--cwd <dir>", "project directory (default: the current directory)")
+  .action(async (name: string, flags: { scope?: string; cwd?: string }) => {
+    const [{ mcpRemoveCommand }, { getToolgateHome }] = await Promise.all([import("./mcpConfigCommands.js"), import("../util/home.js")]);
+    process.exitCode = mcpRemoveCommand({ name, ...flags, projectDir: flags.cwd ?? process.cwd(), home: getToolgateHome(process.env) });
+  });
+withSessionFlags(mcp.command("get").description("Show where an MCP server is configured, what it runs, and whether it connects.").argument("<name>"))
+  .action(async (name: string, flags: SessionFlags) => {
+    const [{ mcpGetCommand }, { openSession }] = await Promise.all([import("./mcpConfigCommands.js"), import("./commands.js")]);
+    const session = await openSession(flags);
+    try {
+      process.exitCode = await mcpGetCommand({
+        name,
+        projectDir: session.context.getAppState().toolPermissionContext.cwd,
+        home: session.context.paths.home,
+        trusted: session.trust.trusted,
+        env: session.context.env,
+        settings: session.context.options.settings,
+      });
+    } finally {
+      await session.close();
+    }
   });
 
 // Errors raised outside the command's own promise (a stream's 'error' event, a stray rejection) end the

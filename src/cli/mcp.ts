@@ -10,6 +10,8 @@ import { stopTrackedTrees } from "../util/processTree.js";
 
 export interface McpListOptions {
   projectDir: string;
+  /** toolgate's home, for the user and local server files. */
+  home?: string;
   /** `--mcp-config` values. */
   configFiles?: readonly string[];
   env?: NodeJS.ProcessEnv;
@@ -50,7 +52,7 @@ function target(config: McpServerConfig): string {
 
 /** Connect to every configured server, then describe each. Servers are closed before returning. */
 export async function collectMcpList(options: McpListOptions): Promise<McpListReport> {
-  const loaded = loadMcpConfig({ projectDir: options.projectDir, configFiles: options.configFiles, env: options.env, skipProjectConfig: options.skipProjectConfig });
+  const loaded = loadMcpConfig({ projectDir: options.projectDir, home: options.home, configFiles: options.configFiles, env: options.env, skipProjectConfig: options.skipProjectConfig });
   const manager = await connectMcpServers(loaded.servers, { settings: options.settings, env: options.env });
   try {
     const servers = manager.clients.map(

@@ -258,6 +258,13 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     // `/name args` runs a custom command; any other text, `/etc/hosts …` included, goes to the model as written.
     // -p's own `/compact` (headless.ts) wins over a custom command of that name.
     if (prompt !== undefined) prompt = expandSlashPrompt(prompt, commands, { builtin: ["compact"] }).prompt;
+    // `/mcp__server__prompt args` asks that server for the prompt to send.
+    if (prompt?.startsWith("/mcp__") && session.mcp) {
+      const { expandMcpPrompt } = await import("../mcp/client/prompts.js");
+      const expanded = await expandMcpPrompt(prompt, session.mcp.clients, AbortSignal.timeout(10 * 60_000));
+      if (expanded.kind === "error") throw new UsageError(expanded.message);
+      if (expanded.kind === "prompt") prompt = expanded.text;
+    }
 
     // First Ctrl-C interrupts the model and the tools (the result line still comes); a second one quits.
     const controller = new AbortController();
@@ -314,7 +321,14 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
           : {}),
         about: {
           version: packageVersion(),
-          commands: commands.commands.map((c) => ({ name: c.qualifiedName, description: c.description, argumentHint: c.argumentHint ?? "" })),
+          commands: [
+            ...commands.commands.map((c) => ({ name: c.qualifiedName, description: c.description, argumentHint: c.argumentHint ?? "" })),
+            ...(session.mcp ? (await import("../mcp/client/prompts.js")).mcpPromptCommands(session.mcp.clients) : []).map((c) => ({
+              name: c.name,
+              description: c.description,
+              argumentHint: c.argumentHint,
+            })),
+          ],
           agents: prepared.agentTypes.map((a) => ({ name: a.name, description: a.description, ...(a.model && a.model !== "inherit" ? { model: a.model } : {}) })),
           skills: prepared.skillNames,
           apiKeySource: provider.name === "anthropic" && env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : "none",

@@ -61,8 +61,9 @@ export function buildOpenAIRequest(request: ProviderRequest): Record<string, unk
     .join("\n\n");
   const messages: ChatMessage[] = [...(system ? [{ role: "system", content: system }] : []), ...request.messages.flatMap(toChatMessages)];
   const tools = renderOpenAITools(request.tools ?? []);
-  // Reasoning models take max_completion_tokens and refuse max_tokens; compatible servers know max_tokens.
-  const limitKey = /^(o\d|gpt-5)/.test(request.model) ? "max_completion_tokens" : "max_tokens";
+  // Reasoning models take max_completion_tokens and refuse max_tokens; compatible servers know max_tokens. A router's
+  // name for one (OpenRouter's `openai/gpt-5`, `openai/o3-mini`) is the same model behind a vendor prefix.
+  const limitKey = /^(?:[\w.-]+\/)?(o\d|gpt-5)/.test(request.model) ? "max_completion_tokens" : "max_tokens";
   return {
     model: request.model,
     messages,
@@ -356,7 +357,8 @@ async function* streamAttempt(getClient: () => Promise<OpenAIClient>, body: Reco
     type: "usage",
     usage: usage
       ? {
-          input: (usage.prompt_tokens ?? 0) - (usage.prompt_tokens_details?.cached_tokens ?? 0),
+          // A server that reports more cached tokens than prompt tokens must not make the count negative.
+          input: Math.max(0, (usage.prompt_tokens ?? 0) - (usage.prompt_tokens_details?.cached_tokens ?? 0)),
           output: usage.completion_tokens ?? 0,
           cacheRead: usage.prompt_tokens_details?.cached_tokens ?? 0,
           cacheWrite: 0,

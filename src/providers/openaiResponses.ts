@@ -263,7 +263,7 @@ function usageOf(response: RawResponse, body: Record<string, unknown>, outputCha
   const usage = response.usage;
   if (!usage) return { input: estimateTokens(JSON.stringify(body.input ?? "")), output: Math.ceil(outputChars / 4), cacheRead: 0, cacheWrite: 0, source: "estimate" };
   const cached = usage.input_tokens_details?.cached_tokens ?? 0;
-  return { input: (usage.input_tokens ?? 0) - cached, output: usage.output_tokens ?? 0, cacheRead: cached, cacheWrite: 0, source: "api" };
+  return { input: Math.max(0, (usage.input_tokens ?? 0) - cached), output: usage.output_tokens ?? 0, cacheRead: cached, cacheWrite: 0, source: "api" };
 }
 
 function stopReason(incompleteReason: string | undefined, incomplete: boolean, refused: boolean, toolCalls: number): StopReason {

@@ -25,6 +25,7 @@ import { builtinToolNames, getBuiltinTools } from "../tools/index.js";
 import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type Sandbox } from "../sandbox/index.js";
 import { readLspSettings, startLsp } from "../lsp/index.js";
 import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
+import { ListMcpResourcesTool, ReadMcpResourceTool } from "../tools/McpResources/index.js";
 import { decideTrust, folderMcpServers, restrictFolderSettings, type IgnoredSetting, type TrustDecision } from "../trust/index.js";
 
 export interface SessionOptions {
@@ -167,7 +168,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   // Language servers start on the first edit of one of their files; the Diagnostics tool exists only with them.
   const lspServers = readLspSettings(merged);
   const lsp = Object.keys(lspServers).length ? await startLsp({ servers: lspServers, cwd, env, trusted: trust.trusted }) : undefined;
-  const builtinTools = options.tools ?? (lsp ? [...getBuiltinTools(), DiagnosticsTool] : getBuiltinTools());
+  const defaultTools = lsp ? [...getBuiltinTools(), DiagnosticsTool] : getBuiltinTools();
   const permissionContext = buildPermissionContext({
     loaded: settings,
     cwd,
@@ -184,7 +185,14 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   if (options.mcpConfigFiles !== undefined && fatalErrors.length > 0) {
     warnings.push("MCP servers were not started, because a settings file is unusable");
   } else if (options.mcpConfigFiles !== undefined) {
-    mcpConfig = loadMcpConfig({ projectDir: cwd, configFiles: options.mcpConfigFiles, env, skipProjectConfig: !trust.trusted || options.strictMcpConfig === true });
+    mcpConfig = loadMcpConfig({
+      projectDir: cwd,
+      home,
+      configFiles: options.mcpConfigFiles,
+      env,
+      skipProjectConfig: !trust.trusted || options.strictMcpConfig === true,
+      skipPersonalConfig: options.strictMcpConfig === true,
+    });
     warnings.push(...mcpConfig.errors.map(formatMcpConfigError));
     // The controlling program's own servers replace file servers of the same name.
     const extra = options.extraMcpServers ?? [];
@@ -204,6 +212,9 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
       if (client.status !== "connected") warnings.push(`MCP server ${client.name} is ${client.status}${client.error ? `: ${client.error}` : ""}`);
     }
   }
+
+  // The resource tools exist in sessions with MCP servers (a caller's own tool list is kept as given).
+  const builtinTools = options.tools ?? (mcp?.clients.length ? [...defaultTools, ListMcpResourcesTool, ReadMcpResourceTool] : defaultTools);
 
   // A directory from settings may be missing on this machine (settings travel): say so, but it is not a usage error.
   for (const dir of permissionContext.additionalWorkingDirectories) {

@@ -9,6 +9,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import v8 from "node:v8";
 import type { Parser } from "web-tree-sitter";
 import type { SyntaxTree } from "./syntaxTree.js";
 
@@ -21,12 +22,34 @@ interface LoadedParser {
   loadMs: number;
 }
 
+/** Whether the process was started with Liftoff only: then the flag is ours to leave as it is. */
+const startedLiftoffOnly = () => [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((arg) => /^--liftoff[-_]only$/.test(arg));
+
+/**
+ * The grammar is compiled by V8's baseline compiler (Liftoff) only. Otherwise V8 also optimises all of its
+ * 1.3 MB in background threads, and Node waits for those threads each time it returns to the event loop: the
+ * first Bash call then stalled ~400 ms after the parser had loaded (its `bash -n` check could not finish
+ * until then). Liftoff code parses command lines about as fast. The flag is put back once the grammar is
+ * compiled, so other wasm (undici's HTTP parser) is compiled as before.
+ */
+async function withBaselineWasmCompiler<T>(compile: () => Promise<T>): Promise<T> {
+  if (startedLiftoffOnly()) return compile();
+  v8.setFlagsFromString("--liftoff-only");
+  try {
+    return await compile();
+  } finally {
+    v8.setFlagsFromString("--no-liftoff-only");
+  }
+}
+
 async function initParser(): Promise<LoadedParser | { error: string }> {
   const started = performance.now();
   try {
     const { Language, Parser } = await import("web-tree-sitter");
-    await Parser.init();
-    const language = await Language.load(resolveFromHere("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const language = await withBaselineWasmCompiler(async () => {
+      await Parser.init();
+      return Language.load(resolveFromHere("tree-sitter-bash/tree-sitter-bash.wasm"));
+    });
     const parser = new Parser();
     parser.setLanguage(language);
     return { parser, loadMs: performance.now() - started };

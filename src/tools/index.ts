@@ -4,6 +4,7 @@ import { AgentTool } from "./Agent/index.js";
 import { TodoWriteTool } from "./TodoWrite/index.js";
 import { BashTool } from "./Bash/tool.js";
 import { DiagnosticsTool } from "./Diagnostics/index.js";
+import { ListMcpResourcesTool, ReadMcpResourceTool } from "./McpResources/index.js";
 import { EditTool } from "./Edit/index.js";
 import { GlobTool } from "./Glob/index.js";
 import { GrepTool } from "./Grep/index.js";
@@ -67,8 +68,8 @@ export function getBuiltinTools(): Tools {
 
 /**
  * Every name (and alias) a permission rule may give a built-in tool, including the ones a session adds only
- * when configured (Diagnostics, with language servers): a rule naming one of them is not a typo.
+ * when configured (Diagnostics, with language servers; the MCP resource tools, with MCP servers): a rule naming one of them is not a typo.
  */
 export function builtinToolNames(): string[] {
-  return [...getBuiltinTools(), DiagnosticsTool].flatMap((t) => [t.name, ...(t.aliases ?? [])]);
+  return [...getBuiltinTools(), DiagnosticsTool, ListMcpResourcesTool, ReadMcpResourceTool].flatMap((t) => [t.name, ...(t.aliases ?? [])]);
 }

@@ -11,6 +11,7 @@ import { updateSettingsFile } from "../settings/write.js";
 import { cacheHitRate, estimateCostUSD } from "../agent/cost.js";
 import type { UsageTotals } from "../agent/query.js";
 import { expandCommand, loadCustomCommands } from "../agent/commands.js";
+import { expandMcpPrompt, mcpPromptCommands } from "../mcp/client/prompts.js";
 import { INSTRUCTION_FILE_NAMES } from "../agent/instructions.js";
 
 export interface CommandHost {
@@ -269,7 +270,8 @@ export function commandMenu(host: CommandHost): Array<{ name: string; help: stri
   } catch {
     // an unreadable commands folder leaves the built-in ones
   }
-  return [...BUILTIN_COMMANDS.map((c) => ({ name: c.name, help: c.help })), ...custom];
+  const prompts = mcpPromptCommands(host.session.context.options.mcpClients).map((c) => ({ name: c.name, help: `${c.description} (MCP)` }));
+  return [...BUILTIN_COMMANDS.map((c) => ({ name: c.name, help: c.help })), ...custom, ...prompts];
 }
 
 /** Runs `/name args`; false when no command has that name. */
@@ -285,6 +287,13 @@ export async function runSlashCommand(host: CommandHost, line: string): Promise<
   const custom = customCommands(host).find(name);
   if (custom) {
     host.send(expandCommand(custom, args ?? ""));
+    return true;
+  }
+  if (name.startsWith("mcp__")) {
+    const expanded = await expandMcpPrompt(line, host.session.context.options.mcpClients, AbortSignal.timeout(10 * 60_000));
+    if (expanded.kind === "none") return false;
+    if (expanded.kind === "error") host.print(expanded.message, "error");
+    else host.send(expanded.text);
     return true;
   }
   return false;

@@ -1,5 +1,10 @@
 /** Markdown files with a YAML front matter block (custom agents, skills, slash commands). */
-import { parse } from "yaml";
+import { createRequire } from "node:module";
+
+// yaml (~280 KB of code) is required on the first file that has front matter, not at start-up.
+const requireHere = createRequire(import.meta.url);
+let yaml: typeof import("yaml") | undefined;
+const parseYaml = (text: string): unknown => (yaml ??= requireHere("yaml") as typeof import("yaml")).parse(text);
 
 export interface FrontMatterDocument {
   /** The front matter's keys; `{}` when the file has none. */
@@ -23,7 +28,7 @@ export function parseFrontMatter(text: string): FrontMatterDocument {
   if (!close) throw new Error("the front matter starting with --- on the first line has no closing --- line");
   const yamlText = rest.slice(0, close.index);
   const body = rest.slice(close.index + close[0].length).replace(/^\r?\n/, "");
-  const attributes: unknown = yamlText.trim() === "" ? {} : parse(yamlText);
+  const attributes: unknown = yamlText.trim() === "" ? {} : parseYaml(yamlText);
   if (attributes === null || typeof attributes !== "object" || Array.isArray(attributes)) {
     throw new Error("the front matter is not a set of `key: value` lines");
   }

@@ -173,3 +173,29 @@ describe.each([undefined, 3])("real recordings (chunks of %s bytes)", (chunkByte
     expect(errors.at(-1)!.message).toMatch(/in the middle of its answer/);
   });
 });
+
+describe("request and usage edge cases", () => {
+  it.each([
+    ["gpt-5", "max_completion_tokens"],
+    ["gpt-5-mini", "max_completion_tokens"],
+    ["o3-mini", "max_completion_tokens"],
+    ["openai/gpt-5", "max_completion_tokens"],
+    ["openai/o4-mini", "max_completion_tokens"],
+    ["gpt-4o", "max_tokens"],
+    ["openai/gpt-4o", "max_tokens"],
+    ["qwen3-max", "max_tokens"],
+    ["demo3", "max_tokens"],
+  ])("the output limit for %s is sent as %s", (model, key) => {
+    const body = buildOpenAIRequest({ ...REQUEST, model });
+    expect(body[key]).toBe(REQUEST.maxTokens);
+    expect(Object.keys(body).filter((k) => k === "max_tokens" || k === "max_completion_tokens")).toEqual([key]);
+  });
+
+  it("more cached tokens than prompt tokens never makes the input count negative (real chunks, usage edited)", async () => {
+    const rec = recording("alibaba/alibaba-tool-call.chunks.json");
+    const edited: Recording = { ...rec, response: { ...rec.response, body: rec.response.body.replace('"prompt_tokens_details":{"cached_tokens":0}', '"prompt_tokens_details":{"cached_tokens":400}') } };
+    expect(edited.response.body).not.toBe(rec.response.body);
+    const { usage } = await replay(edited, undefined);
+    expect(usage).toMatchObject({ source: "api", input: 0, cacheRead: 400, output: 22 });
+  });
+});

@@ -216,9 +216,19 @@ function readConfigSource(spec: string, cwd: string): { document: unknown; sourc
   }
 }
 
+/**
+ * The person's own server files, outside any repository (so a folder's trust never gates them): `user` is read in
+ * every project, `local` only in this one. `toolgate mcp add --scope user|local` writes them.
+ */
+export function personalMcpConfigFiles(home: string, projectDir: string): { user: string; local: string } {
+  return { user: path.join(home, "mcp.json"), local: path.join(home, "projects", path.resolve(projectDir).replace(/[^A-Za-z0-9]/g, "-"), "mcp.json") };
+}
+
 export interface LoadMcpConfigOptions {
   /** The project directory; its `.mcp.json` is read when present. */
   projectDir: string;
+  /** toolgate's home: its user and local server files (personalMcpConfigFiles) are read when present. */
+  home?: string;
   /** `--mcp-config` values: file paths (relative to projectDir) or inline JSON. Later ones win. */
   configFiles?: readonly string[];
   /** For `${VAR}` expansion. */
@@ -227,13 +237,21 @@ export interface LoadMcpConfigOptions {
   skipProjectConfig?: boolean;
 }
 
-/** `.mcp.json` of the project, then every `--mcp-config`, later servers replacing earlier ones of the same name. */
-export function loadMcpConfig(options: LoadMcpConfigOptions): LoadedMcpConfig {
+/**
+ * The user's servers, the project's `.mcp.json`, this project's local servers, then every `--mcp-config`, later
+ * servers replacing earlier ones of the same name (local beats project beats user, as in Claude Code).
+ * `skipProjectConfig` (an untrusted folder, or --strict-mcp-config) drops `.mcp.json`; `skipPersonalConfig`
+ * (--strict-mcp-config) drops the user and local files.
+ */
+export function loadMcpConfig(options: LoadMcpConfigOptions & { skipPersonalConfig?: boolean }): LoadedMcpConfig {
   const env = options.env ?? process.env;
   const cwd = path.resolve(options.projectDir);
   const specs: string[] = [];
+  const personal = options.home !== undefined && !options.skipPersonalConfig ? personalMcpConfigFiles(options.home, cwd) : undefined;
+  if (personal && fs.existsSync(personal.user)) specs.push(personal.user);
   const projectFile = path.join(cwd, PROJECT_MCP_CONFIG_FILE);
   if (!options.skipProjectConfig && fs.existsSync(projectFile)) specs.push(projectFile);
+  if (personal && fs.existsSync(personal.local)) specs.push(personal.local);
   specs.push(...(options.configFiles ?? []));
 
   const byName = new Map<string, ScopedMcpServerConfig>();

@@ -3,7 +3,17 @@ import { withoutCredentials } from "../../util/childEnv.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, type CallToolResult, type Implementation, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type GetPromptResult,
+  type Implementation,
+  type Prompt as McpPromptDefinition,
+  type ReadResourceResult,
+  type Resource as McpResourceDefinition,
+  type Tool as McpToolDefinition,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { AnyObject, AnyTool, McpClientInfo } from "../../core/Tool.js";
 import { TelemetrySafeError, isAbortError } from "../../core/errors.js";
 import type { McpServerConfig, ScopedMcpServerConfig } from "./config.js";
@@ -25,6 +35,8 @@ export interface McpConnectionOptions {
   clientInfo?: Implementation;
   /** The server's tool list changed (list_changed notification, or a reconnect). */
   onToolsChanged?: (serverName: string) => void;
+  /** The server's resource or prompt list changed (list_changed notification, or a reconnect). */
+  onCatalogChanged?: (serverName: string) => void;
   /** Wraps a stdio server's command line in the session's OS sandbox (entries with `"sandbox": true`). */
   sandboxWrap?: (commandLine: string, serverName: string) => Promise<{ command: string; finish(): unknown }>;
 }
@@ -48,6 +60,14 @@ export interface McpServerConnection extends McpClientInfo {
   /** Fetch the tool list again (what a list_changed notification triggers). */
   refreshTools(): Promise<void>;
   callTool(toolName: string, args: AnyObject, options: McpCallOptions): Promise<CallToolResult>;
+  /** The server's resources as last listed (empty when it offers none). */
+  readonly resources: readonly McpResourceDefinition[];
+  /** The server's prompts as last listed (empty when it offers none). */
+  readonly prompts: readonly McpPromptDefinition[];
+  /** Fetch the resource and prompt lists again (what their list_changed notifications trigger). */
+  refreshCatalog(): Promise<void>;
+  readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
+  getPrompt(promptName: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult>;
   close(): Promise<void>;
 }
 
@@ -106,6 +126,18 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * A fresh signal that follows `signal`, for one request: the SDK never removes the abort listener it adds to a
+ * request's signal, so a long-lived one would collect a listener per request. Call `release` when it is done.
+ */
+function requestSignal(signal: AbortSignal): { signal: AbortSignal; release(): void } {
+  const requestAbort = new AbortController();
+  const forwardAbort = () => requestAbort.abort(signal.reason);
+  if (signal.aborted) forwardAbort();
+  else signal.addEventListener("abort", forwardAbort, { once: true });
+  return { signal: requestAbort.signal, release: () => signal.removeEventListener("abort", forwardAbort) };
+}
+
 function lastLines(text: string, count = 3): string {
   return text.trim().split(/\r?\n/).slice(-count).join("\n");
 }
@@ -157,6 +189,8 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
   let instructions: string | undefined;
   let definitions: McpToolDefinition[] = [];
   let tools: AnyTool[] = [];
+  let resources: McpResourceDefinition[] = [];
+  let prompts: McpPromptDefinition[] = [];
   let connecting: Promise<void> | undefined;
   let shutDown = false;
 
@@ -188,6 +222,67 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     return all;
   };
 
+  /** Every page of a paginated list, or nothing when the server lacks the capability. */
+  const listPages = async <T>(
+    offered: boolean,
+    page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>,
+  ): Promise<T[]> => {
+    if (!offered) return [];
+    const all: T[] = [];
+    let cursor: string | undefined;
+    // a server that hands back the same cursor forever must not hang the session
+    for (let pages = 0; pages < 100; pages++) {
+      const next = await page(cursor);
+      all.push(...next.items);
+      if (!next.nextCursor || next.nextCursor === cursor) break;
+      cursor = next.nextCursor;
+    }
+    return all;
+  };
+
+  const listCatalog = async (c: Client) => {
+    const capabilities = c.getServerCapabilities();
+    const timeout = { timeout: connectTimeoutMs };
+    const [nextResources, nextPrompts] = await Promise.all([
+      listPages(!!capabilities?.resources, async (cursor) => {
+        const page = await c.listResources(cursor ? { cursor } : undefined, timeout);
+        return { items: page.resources, nextCursor: page.nextCursor };
+      }).catch(() => resources),
+      listPages(!!capabilities?.prompts, async (cursor) => {
+        const page = await c.listPrompts(cursor ? { cursor } : undefined, timeout);
+        return { items: page.prompts, nextCursor: page.nextCursor };
+      }).catch(() => prompts),
+    ]);
+    resources = nextResources;
+    prompts = nextPrompts;
+    options.onCatalogChanged?.(name);
+  };
+
+  /** A request of this connection with its own abort signal (requestSignal), its failures said for the person. */
+  const withRequestSignal = async <T>(signal: AbortSignal, what: string, run: (c: Client, requestSignal: AbortSignal) => Promise<T>): Promise<T> => {
+    const c = await ensureConnected();
+    const request = requestSignal(signal);
+    try {
+      return await run(c, request.signal);
+    } catch (err) {
+      if (signal.aborted || isAbortError(err)) throw err;
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+        throw new McpToolCallError(`The MCP server "${name}" did not answer ${what} within ${callTimeoutMs} ms (setting mcp.callTimeoutMs).`, "MCP request timeout");
+      }
+      if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
+        throw new McpToolCallError(`The MCP server "${name}" refused ${what}: ${err.message}`, `MCP error ${err.code}`);
+      }
+      if (client === c) {
+        await disconnect();
+        status = "disconnected";
+        error = errorMessage(err);
+      }
+      throw new McpServerUnavailableError(`The MCP server "${name}" went away during ${what}: ${errorMessage(err)}. toolgate will reconnect on the next request.`);
+    } finally {
+      request.release();
+    }
+  };
+
   const disconnect = async () => {
     const previous = transport;
     client = undefined;
@@ -202,7 +297,11 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     const t = createTransport(name, config, options);
     const c = new Client(clientInfo, {
       capabilities: {},
-      listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void connection.refreshTools() } },
+      listChanged: {
+        tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void connection.refreshTools() },
+        resources: { autoRefresh: false, debounceMs: 50, onChanged: () => void connection.refreshCatalog() },
+        prompts: { autoRefresh: false, debounceMs: 50, onChanged: () => void connection.refreshCatalog() },
+      },
     });
     c.onclose = () => {
       if (client !== c) return;
@@ -222,6 +321,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
           serverInfo = c.getServerVersion();
           instructions = c.getInstructions();
           setTools(await listAllTools(c));
+          await listCatalog(c);
         })(),
         connectTimeoutMs,
         `no answer within ${connectTimeoutMs} ms (setting mcp.connectTimeoutMs)`,
@@ -278,6 +378,12 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     get tools() {
       return tools;
     },
+    get resources() {
+      return resources;
+    },
+    get prompts() {
+      return prompts;
+    },
     get toolCount() {
       return definitions.length;
     },
@@ -294,17 +400,26 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
         // Keep the previous list; the next call or notification tries again.
       }
     },
+    async refreshCatalog() {
+      const c = client;
+      if (!c || status !== "connected") return;
+      await listCatalog(c).catch(() => undefined);
+    },
+    readResource(uri, signal) {
+      return withRequestSignal(signal, `reading the resource ${uri}`, (c, requestSignal) => c.readResource({ uri }, { signal: requestSignal, timeout: callTimeoutMs }));
+    },
+    getPrompt(promptName, args, signal) {
+      return withRequestSignal(signal, `the prompt ${promptName}`, (c, requestSignal) =>
+        c.getPrompt({ name: promptName, arguments: args }, { signal: requestSignal, timeout: callTimeoutMs }),
+      );
+    },
     async callTool(toolName, args, callOptions) {
       const c = await ensureConnected();
       const t = transport;
-      // The SDK never removes the abort listener it adds to a request's signal: give it one per call.
-      const requestAbort = new AbortController();
-      const forwardAbort = () => requestAbort.abort(callOptions.signal.reason);
-      if (callOptions.signal.aborted) forwardAbort();
-      else callOptions.signal.addEventListener("abort", forwardAbort, { once: true });
+      const request = requestSignal(callOptions.signal);
       try {
         return (await c.callTool({ name: toolName, arguments: args }, undefined, {
-          signal: requestAbort.signal,
+          signal: request.signal,
           timeout: callTimeoutMs,
           onprogress: (p) => callOptions.onProgress({ progress: p.progress, total: p.total, message: p.message }),
         })) as CallToolResult;
@@ -334,7 +449,7 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
         }
         throw new McpServerUnavailableError(`The MCP server "${name}" could not be reached while running ${toolName}: ${errorMessage(err)}. toolgate will reconnect on the next call.`);
       } finally {
-        callOptions.signal.removeEventListener("abort", forwardAbort);
+        request.release();
       }
     },
     async close() {

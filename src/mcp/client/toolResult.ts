@@ -24,7 +24,7 @@ function imageBlock(data: string, mimeType: string): ToolResultContentBlock {
   return { type: "image", source: { type: "base64", media_type: mimeType, data } };
 }
 
-function mapContentBlock(block: ContentBlock): ToolResultContentBlock {
+export function mapContentBlock(block: ContentBlock): ToolResultContentBlock {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text };

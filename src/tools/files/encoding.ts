@@ -1,6 +1,11 @@
 import { isAscii, isUtf8 } from "node:buffer";
-import chardet from "chardet";
-import iconv from "iconv-lite";
+import { createRequire } from "node:module";
+
+// chardet and iconv-lite (~200 KB of code) serve only files that are not UTF-8: required on first use, so that
+// start-up does not compile them (the CLI bundle leaves them in node_modules for the same reason).
+const requireHere = createRequire(import.meta.url);
+let legacyCodecs: { chardet: typeof import("chardet"); iconv: typeof import("iconv-lite") } | undefined;
+const codecs = () => (legacyCodecs ??= { chardet: requireHere("chardet") as typeof import("chardet"), iconv: requireHere("iconv-lite") as typeof import("iconv-lite") });
 
 /**
  * How a text file's bytes map to characters. The first four are handled natively; any other value is an
@@ -84,8 +89,8 @@ function trimPartialUtf8Tail(buf: Buffer): Buffer {
 }
 
 function legacyCandidate(buf: Buffer): string | undefined {
-  const name = chardet.detect(buf);
-  if (!name || /^(utf|ucs|ascii)/i.test(name) || !iconv.encodingExists(name)) return undefined;
+  const name = codecs().chardet.detect(buf);
+  if (!name || /^(utf|ucs|ascii)/i.test(name) || !codecs().iconv.encodingExists(name)) return undefined;
   return name;
 }
 
@@ -111,7 +116,7 @@ export function sniffEncoding(buf: Buffer, complete: boolean): EncodingSniff {
   if (isUtf8(candidate)) return { kind: "text", encoding: "utf8" };
 
   const legacy = legacyCandidate(buf);
-  if (legacy && (!complete || iconv.encode(iconv.decode(buf, legacy), legacy).equals(buf))) {
+  if (legacy && (!complete || codecs().iconv.encode(codecs().iconv.decode(buf, legacy), legacy).equals(buf))) {
     return { kind: "text", encoding: legacy };
   }
   return {
@@ -134,7 +139,7 @@ export function decodeText(buf: Buffer, encoding: TextEncoding): string {
     case "utf16be":
       return Buffer.from(body).swap16().toString("utf16le");
     default:
-      return iconv.decode(body, encoding);
+      return codecs().iconv.decode(body, encoding);
   }
 }
 
@@ -165,8 +170,8 @@ export function encodeText(text: string, encoding: TextEncoding): Buffer {
     case "utf16be":
       return Buffer.concat([UTF16BE_BOM, Buffer.from(text, "utf16le").swap16()]);
     default: {
-      const bytes = iconv.encode(text, encoding);
-      const back = iconv.decode(bytes, encoding);
+      const bytes = codecs().iconv.encode(text, encoding);
+      const back = codecs().iconv.decode(bytes, encoding);
       if (back !== text) {
         let i = 0;
         while (i < text.length && text[i] === back[i]) i++;
@@ -193,7 +198,7 @@ export function tryEncodeText(text: string, encoding: TextEncoding): { ok: true;
  */
 export function lineDecoder(encoding: TextEncoding): (bytes: Buffer) => string {
   const label = isUtf8Family(encoding) ? "utf-8" : encoding === "utf16le" ? "utf-16le" : encoding === "utf16be" ? "utf-16be" : undefined;
-  if (label === undefined) return (bytes) => iconv.decode(bytes, encoding);
+  if (label === undefined) return (bytes) => codecs().iconv.decode(bytes, encoding);
   const decoder = new TextDecoder(label, { ignoreBOM: true });
   return (bytes) => decoder.decode(bytes);
 }

@@ -101,9 +101,15 @@ interface PooledSandbox {
   scope: WriteScope;
   commandId: string;
   network: NetworkPolicy;
-  host: SandboxHost;
+  /** Set once bwrap is started (after the runtime built its arguments). */
+  host?: SandboxHost;
+  /** Settles when the supervisor is ready (or failed to start). */
+  ready: Promise<SandboxHost>;
   /** Its policy is no longer what new commands get: closed once nothing runs in it. */
   stale: boolean;
+  /** The supervisor exited or failed to start. */
+  gone: boolean;
+  /** Calls holding it: counted from the moment a call picks it, before it has started, so it is never closed under them. */
   running: number;
 }
 
@@ -167,44 +173,56 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (pool.get(pooled.key) === pooled) pool.delete(pooled.key);
     setActiveNetworkPolicy(pooled.commandId, undefined);
   };
+  const closePooled = (pooled: PooledSandbox) =>
+    pooled.ready.then(
+      (host) => host.close(),
+      () => undefined,
+    );
   const closeIfUnwanted = (pooled: PooledSandbox) => {
     if (pooled.stale && pooled.running === 0) {
       retire(pooled);
-      void pooled.host.close();
+      void closePooled(pooled);
     }
   };
 
-  /** The live sandbox for this policy, started when there is none (a supervisor that died is replaced). */
-  async function sandboxFor(filesystem: FilesystemPolicy, network: NetworkPolicy, scope: WriteScope, signal?: AbortSignal): Promise<PooledSandbox> {
+  /**
+   * The sandbox for this policy, started when there is none (one that died is replaced). Synchronous, so that
+   * calls made at the same moment share one sandbox: the entry is in the pool before anything is awaited.
+   */
+  function sandboxFor(filesystem: FilesystemPolicy, network: NetworkPolicy, scope: WriteScope): PooledSandbox {
     const key = JSON.stringify({ filesystem, network });
     const existing = pool.get(key);
-    if (existing?.host.alive) {
-      await existing.host.ready;
+    if (existing && !existing.gone) {
+      existing.stale = false;
       return existing;
     }
     if (existing) retire(existing);
     const commandId = `${sessionTag}:sandbox-${++sandboxCount}`;
-    const supervisor = `${WAIT_FOR_PROXY}; export TMPDIR=${quoteShell(tempDir)}; exec ${quoteShell(process.execPath)} ${quoteShell(supervisorPath())}`;
-    const wrapped = await wrapInSandbox(supervisor, { filesystem, network, commandId, signal });
-    // held while something runs in it, not while it idles
-    setActiveNetworkPolicy(commandId, undefined);
-    const pooled: PooledSandbox = {
-      key,
-      scope,
-      commandId,
-      network,
-      stale: false,
-      running: 0,
-      host: startSandboxHost({
+    const pooled: PooledSandbox = { key, scope, commandId, network, stale: false, gone: false, running: 0, ready: undefined as never };
+    pooled.ready = (async () => {
+      const supervisor = `${WAIT_FOR_PROXY}; export TMPDIR=${quoteShell(tempDir)}; exec ${quoteShell(process.execPath)} ${quoteShell(supervisorPath())}`;
+      const wrapped = await wrapInSandbox(supervisor, { filesystem, network, commandId });
+      // held while something runs in it, not while it idles
+      if (pooled.running === 0) setActiveNetworkPolicy(commandId, undefined);
+      const host = startSandboxHost({
         command: wrapped.command,
         env: withTreeMarker({ ...process.env }),
         cwd: tempDir,
         onGone: () => {
+          pooled.gone = true;
           retire(pooled);
           wrapped.finish();
         },
-      }),
-    };
+      });
+      pooled.host = host;
+      if (closed) void host.close();
+      await host.ready;
+      return host;
+    })();
+    pooled.ready.catch(() => {
+      pooled.gone = true;
+      retire(pooled);
+    });
     // another sandbox with this scope has an outdated policy (rules, working directories or safety paths changed)
     for (const other of pool.values()) {
       if (other.scope === scope) {
@@ -213,12 +231,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       }
     }
     pool.set(key, pooled);
-    try {
-      await pooled.host.ready;
-    } catch (err) {
-      retire(pooled);
-      throw err;
-    }
     return pooled;
   }
   return {
@@ -248,28 +260,36 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       await start();
       if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
       const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
-      const pooled = await sandboxFor(filesystem, networkPolicy(permissionContext, settings), scope);
-      const since = Date.now();
+      const pooled = sandboxFor(filesystem, networkPolicy(permissionContext, settings), scope);
       pooled.running++;
       setActiveNetworkPolicy(pooled.commandId, pooled.network);
-      const proc = pooled.host.spawn({ script, cwd, env: pooled.host.adaptEnv({ ...env, TMPDIR: tempDir }), stdin });
-      void proc.ended.then(() => {
+      const release = () => {
         pooled.running--;
         if (pooled.running === 0) setActiveNetworkPolicy(pooled.commandId, undefined);
         closeIfUnwanted(pooled);
-      });
+      };
+      let host: SandboxHost;
+      try {
+        host = await pooled.ready;
+      } catch (err) {
+        release();
+        throw err;
+      }
+      const since = Date.now();
+      const proc = host.spawn({ script, cwd, env: host.adaptEnv({ ...env, TMPDIR: tempDir }), stdin });
+      void proc.ended.then(release);
       return Object.assign(proc, {
         filesystem,
         tempDir,
         violations: () => violationsSince(pooled.commandId, since),
-        sandboxPid: pooled.host.hostPid,
+        sandboxPid: host.hostPid,
       });
     },
-    livePids: () => [...pool.values()].map((pooled) => pooled.host.hostPid).filter((pid): pid is number => pid !== undefined && pid > 0),
+    livePids: () => [...pool.values()].map((pooled) => pooled.host?.hostPid).filter((pid): pid is number => pid !== undefined && pid > 0),
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([...pool.values()].map((pooled) => pooled.host.close()));
+      await Promise.all([...pool.values()].map(closePooled));
       pool.clear();
       fs.rmSync(tempDir, { recursive: true, force: true });
       if (!ready) return;

@@ -28,18 +28,58 @@ function groupAlive(pgid) {
   }
 }
 
+/**
+ * The processes of this pid namespace, by the pids this namespace uses. /proc here belongs to the sandbox's
+ * outer namespace (the seccomp helper starts us in a nested one), so its entry names and PPid fields are outer
+ * pids: each is translated through the innermost NSpid value, and processes of the outer namespace alone (bwrap,
+ * the proxy relays, the seccomp helper) are left out.
+ */
+function processes() {
+  const raw = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = fs.readFileSync(`/proc/${entry}/status`, "utf8");
+      const nspid = nsPids(status) ?? [Number(entry)];
+      if (nspid.length !== depth) continue;
+      raw.push({
+        entry,
+        pid: nspid[nspid.length - 1],
+        outerParent: Number(/^PPid:\s*(\d+)/m.exec(status)?.[1] ?? 0),
+        zombie: /^State:\s*[ZX]/m.test(status),
+      });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const inner = new Map(raw.map((p) => [Number(p.entry), p.pid]));
+  return raw.map((p) => ({ entry: p.entry, pid: p.pid, ppid: inner.get(p.outerParent), zombie: p.zombie }));
+}
+
+function nsPids(status) {
+  const line = /^NSpid:\s*(.*)$/m.exec(status);
+  return line ? line[1].trim().split(/\s+/).map(Number) : undefined;
+}
+
+/** How many pid namespaces deep this process is, as /proc sees it. */
+const depth = (() => {
+  try {
+    return nsPids(fs.readFileSync("/proc/self/status", "utf8"))?.length ?? 1;
+  } catch {
+    return 1;
+  }
+})();
+
 /** Live pids of this pid namespace (a handful: the sandbox's own) carrying command `id`'s marker. */
 function marked(id) {
   const needle = Buffer.from(`${MARKER}=${id}\0`);
   const found = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+  for (const p of processes()) {
+    if (p.zombie || p.pid === process.pid) continue;
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
-      const environ = fs.readFileSync(`/proc/${entry}/environ`);
+      const environ = fs.readFileSync(`/proc/${p.entry}/environ`);
       const at = environ.indexOf(needle);
-      if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(Number(entry));
+      if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(p.pid);
     } catch {
       // gone meanwhile
     }
@@ -47,24 +87,36 @@ function marked(id) {
   return found;
 }
 
-/** Whether anything of command `id` still runs: its group, or marked processes that left it. */
-function alive(id, command) {
-  return groupAlive(command.pgid) || marked(id).length > 0;
+/**
+ * Whether a command that just exited may have left something behind, answered without reading /proc when it
+ * can: this namespace hands out pids in order, so if none of the pids given out since the command started is
+ * in use any more, nothing it started can be running. Any doubt (a pid in use, a wrap-around, a long range)
+ * falls back to the scan.
+ */
+function mayHaveLeftover(id, command) {
+  if (groupAlive(command.pgid)) return true;
+  let last;
+  try {
+    last = Number(fs.readFileSync("/proc/sys/kernel/ns_last_pid", "utf8"));
+  } catch {
+    return marked(id).length > 0;
+  }
+  if (!(last >= command.pgid) || last - command.pgid > 512) return marked(id).length > 0;
+  for (let pid = command.pgid + 1; pid <= last; pid++) {
+    try {
+      process.kill(pid, 0);
+      return marked(id).length > 0;
+    } catch {
+      // not in use
+    }
+  }
+  return false;
 }
 
 /** Live pids (not zombies) of this pid namespace whose parent chain reaches `root` (setsid'd descendants). */
 function descendants(root) {
   const parents = new Map();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (fields[0] !== "Z") parents.set(Number(entry), Number(fields[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
+  for (const p of processes()) if (!p.zombie && p.ppid !== undefined) parents.set(p.pid, p.ppid);
   const found = [];
   for (const pid of parents.keys()) {
     for (let p = parents.get(pid), hops = 0; p !== undefined && hops < 64; p = parents.get(p), hops++) {
@@ -109,7 +161,7 @@ function maybeEnd(id) {
   const command = commands.get(id);
   if (!command || !command.exited || command.ended) return;
   // a daemon holding the pipes open is polled for, like one that closed them
-  if (command.openStreams > 0 || alive(id, command)) {
+  if (command.openStreams > 0 || mayHaveLeftover(id, command)) {
     command.polling ??= setInterval(() => maybeEnd(id), GROUP_POLL_MS);
     return;
   }
@@ -151,7 +203,7 @@ function start(request) {
   }
   child.on("exit", (code, signal) => {
     command.exited = true;
-    send({ ev: "exit", id, code, signal, leftover: alive(id, command) });
+    send({ ev: "exit", id, code, signal, leftover: mayHaveLeftover(id, command) });
     maybeEnd(id);
   });
 }

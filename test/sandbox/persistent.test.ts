@@ -62,6 +62,16 @@ async function call(session: Session, name: string, input: Record<string, unknow
 
 const bash = (session: Session, input: Record<string, unknown>) => call(session, "Bash", input);
 
+/** A process as pid and start time (clock ticks since boot): survives pid reuse. */
+function identity(pid: number): string {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return `${pid}:${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]}`;
+  } catch {
+    return `${pid}:gone`;
+  }
+}
+
 /** Resolves when `file` appears in `dir` (an event, not a timer). */
 function appears(dir: string, file: string): Promise<void> {
   return new Promise((resolve) => {
@@ -193,12 +203,13 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
     const { session } = await open();
     await bash(session, { command: "sleep 1000 & echo left" });
     const [pid] = session.sandbox.livePids!();
-    const members = treeMembers(await listProcesses(), pid!).map((p) => p.pid);
+    const members = treeMembers(await listProcesses(), pid!).map((p) => identity(p.pid));
     expect(members.length).toBeGreaterThan(2);
     sessions.splice(sessions.indexOf(session), 1);
     await session.close();
     const alive = treeMembers(await listProcesses(), pid!).map((p) => p.pid);
-    const still = (await listProcesses()).filter((p) => members.includes(p.pid) && !p.state.startsWith("Z"));
+    // a pid with the same start time is the same process (pids are reused on a busy machine)
+    const still = (await listProcesses()).filter((p) => !p.state.startsWith("Z") && members.includes(identity(p.pid)));
     expect(alive).toEqual([]);
     expect(still).toEqual([]);
   });

@@ -217,6 +217,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       pooled.host = host;
       if (closed) void host.close();
       await host.ready;
+      // bwrap has read its arguments; a read-only sandbox made no mount points in the project to keep
+      if (scope === "none") wrapped.release();
       return host;
     })();
     pooled.ready.catch(() => {
@@ -233,6 +235,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     pool.set(key, pooled);
     return pooled;
   }
+  const run = (pooled: PooledSandbox, host: SandboxHost, release: () => Promise<void>, request: { script: string; cwd: string; env: NodeJS.ProcessEnv; stdin?: "pipe" | "ignore"; filesystem: FilesystemPolicy }): SessionSandboxProcess => {
+    const since = Date.now();
+    const proc = host.spawn({ script: request.script, cwd: request.cwd, env: host.adaptEnv({ ...request.env, TMPDIR: tempDir }), stdin: request.stdin });
+    // the process has ended once its sandbox, if it closes with it, is gone too (and its mount points with it)
+    const ended = proc.ended.then(release);
+    return Object.assign(proc, {
+      ended,
+      filesystem: request.filesystem,
+      tempDir,
+      violations: () => violationsSince(pooled.commandId, since),
+      sandboxPid: host.hostPid,
+    });
+  };
   return {
     get status(): SandboxStatus {
       return failure === undefined ? "active" : "unavailable";
@@ -260,30 +275,35 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       await start();
       if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
       const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
-      const pooled = sandboxFor(filesystem, networkPolicy(permissionContext, settings), scope);
-      pooled.running++;
-      setActiveNetworkPolicy(pooled.commandId, pooled.network);
-      const release = () => {
-        pooled.running--;
-        if (pooled.running === 0) setActiveNetworkPolicy(pooled.commandId, undefined);
-        closeIfUnwanted(pooled);
-      };
-      let host: SandboxHost;
-      try {
-        host = await pooled.ready;
-      } catch (err) {
-        release();
-        throw err;
+      const network = networkPolicy(permissionContext, settings);
+      // a sandbox found to have lost a mount has ended itself; the call gets a new one (once)
+      for (let attempt = 0; ; attempt++) {
+        const pooled = sandboxFor(filesystem, network, scope);
+        pooled.running++;
+        setActiveNetworkPolicy(pooled.commandId, pooled.network);
+        const release = async () => {
+          pooled.running--;
+          if (pooled.running > 0) return;
+          setActiveNetworkPolicy(pooled.commandId, undefined);
+          // A write scope's sandbox lives only while something runs in it: bwrap's mount points for missing
+          // safety paths (an empty .mcp.json, .bashrc, .toolgate/) are in the project for as long as it lives.
+          if (pooled.scope !== "none") pooled.stale = true;
+          if (pooled.stale) {
+            retire(pooled);
+            await closePooled(pooled);
+          }
+        };
+        let host: SandboxHost;
+        try {
+          host = await pooled.ready;
+          if (!(await host.check())) throw new Error("The session's sandbox ended itself: a protected path lost its mount (deleted or replaced from outside the sandbox).");
+        } catch (err) {
+          void release();
+          if (attempt === 0 && pooled.gone) continue;
+          throw err;
+        }
+        return run(pooled, host, release, { script, cwd, env, stdin, filesystem });
       }
-      const since = Date.now();
-      const proc = host.spawn({ script, cwd, env: host.adaptEnv({ ...env, TMPDIR: tempDir }), stdin });
-      void proc.ended.then(release);
-      return Object.assign(proc, {
-        filesystem,
-        tempDir,
-        violations: () => violationsSince(pooled.commandId, since),
-        sandboxPid: host.hostPid,
-      });
     },
     livePids: () => [...pool.values()].map((pooled) => pooled.host?.hostPid).filter((pid): pid is number => pid !== undefined && pid > 0),
     async close() {

@@ -77,6 +77,8 @@ export interface SandboxHost {
   /** What bwrap and the runtime set or removed in the environment, applied to every command's own. */
   adaptEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   spawn(options: SandboxSpawnOptions): SandboxedProcess;
+  /** Whether its mounts are all still in place (false: it has ended itself, failing closed). */
+  check(): Promise<boolean>;
   /** Commands (and what they left running) not yet ended. */
   readonly running: number;
   readonly alive: boolean;
@@ -101,6 +103,9 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
   let added: Record<string, string> = {};
   let removed: string[] = [];
   let stderr = "";
+  /** Why the supervisor ended itself, when it did. */
+  let tampered: string | undefined;
+  const checks = new Map<number, (intact: boolean) => void>();
   let readyResolve!: () => void;
   let readyReject!: (err: Error) => void;
   const ready = new Promise<void>((resolve, reject) => {
@@ -129,6 +134,15 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
       added = Object.fromEntries(Object.entries(inside).filter(([k, v]) => options.env[k] !== v));
       removed = Object.keys(options.env).filter((k) => !(k in inside));
       readyResolve();
+      return;
+    }
+    if (message.ev === "tampered") {
+      tampered = `a protected path lost its mount, ${String(message.path)}: it was deleted or replaced from outside the sandbox`;
+      return;
+    }
+    if (message.ev === "checked") {
+      checks.get(message.id as number)?.(true);
+      checks.delete(message.id as number);
       return;
     }
     const entry = entries.get(message.id as number);
@@ -160,7 +174,9 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
 
   child.once("close", (code, signal) => {
     alive = false;
-    const detail = signal ? `killed by ${signal}` : `exit code ${code}`;
+    const detail = tampered ?? (signal ? `killed by ${signal}` : `exit code ${code}`);
+    for (const resolve of checks.values()) resolve(false);
+    checks.clear();
     readyReject(new Error(`The sandbox did not start (${detail}): ${stderr.trim().slice(0, 500) || "no output"}`));
     for (const entry of entries.values()) {
       if (!entry.exited) entry.exit.reject(new SandboxDiedError(detail));
@@ -212,6 +228,14 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
         exit,
         ended,
       };
+    },
+    check() {
+      if (!alive) return Promise.resolve(false);
+      const id = ++nextId;
+      return new Promise<boolean>((resolve) => {
+        checks.set(id, resolve);
+        send({ op: "check", id });
+      });
     },
     get running() {
       return entries.size;

@@ -177,6 +177,11 @@ export interface WrappedCommand {
   command: string;
   /** Call once the command has ended: cleans up and returns the refusals the runtime saw. */
   finish(): string[];
+  /**
+   * Let the runtime clean up as if the command had ended, while it runs on (the violations stay readable): for a
+   * sandbox with no mount points in the project, so it does not hold back the removal of other sandboxes'.
+   */
+  release(): void;
 }
 
 /** Wrap a bash script with the given policy; its network policy applies while it runs. */
@@ -200,13 +205,20 @@ export async function wrapInSandbox(
     throw err;
   }
   let finished = false;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    SandboxManager.cleanupAfterCommand();
+  };
   return {
     command,
+    release,
     finish() {
       if (finished) return [];
       finished = true;
       active.delete(options.commandId);
-      SandboxManager.cleanupAfterCommand();
+      release();
       return SandboxManager.getSandboxViolationStore()
         .getViolationsForCommand(options.commandId)
         .map((v) => v.line);

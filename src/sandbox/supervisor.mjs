@@ -8,6 +8,8 @@ import readline from "node:readline";
 
 const KILL_GRACE_MS = 1000;
 const GROUP_POLL_MS = 100;
+/** How often the mounts are checked while a command runs. */
+const MOUNT_WATCH_MS = 200;
 
 /** id → { child, pgid, stdin, exited, openStreams, polling } */
 const commands = new Map();
@@ -172,7 +174,55 @@ function maybeEnd(id) {
   send({ ev: "end", id });
 }
 
+/**
+ * The sandbox's mounts as it started. A mount whose mount point is unlinked or renamed over on the host (a
+ * placeholder bwrap made for a missing safety path, a protected file an editor replaced) silently leaves this
+ * namespace, and the path behind it is as writable (or readable) as its directory: the protection is gone.
+ */
+const mountsAtStart = mountCounts();
+
+function mountCounts() {
+  const counts = new Map();
+  for (const line of fs.readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
+    const point = line.split(" ")[4];
+    if (point) counts.set(point, (counts.get(point) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** A mount point the sandbox started with and has lost, if any. */
+function lostMount() {
+  let now;
+  try {
+    now = mountCounts();
+  } catch {
+    return "/proc/self/mountinfo";
+  }
+  for (const [point, count] of mountsAtStart) if ((now.get(point) ?? 0) < count) return point.replace(/\\040/g, " ");
+  return undefined;
+}
+
+/** A lost mount ends the sandbox and everything in it: nothing more runs with a policy that no longer holds. */
+function failClosed(lost) {
+  send({ ev: "tampered", path: lost });
+  for (const [id, command] of commands) signalAll(command, "SIGKILL", id);
+  process.exit(70);
+}
+
+let watch;
+function watchMounts() {
+  if (commands.size === 0) {
+    clearInterval(watch);
+    watch = undefined;
+    return;
+  }
+  const lost = lostMount();
+  if (lost !== undefined) failClosed(lost);
+}
+
 function start(request) {
+  const lost = lostMount();
+  if (lost !== undefined) failClosed(lost);
   const { id } = request;
   let child;
   try {
@@ -192,6 +242,7 @@ function start(request) {
   });
   if (child.pid === undefined) return;
   commands.set(id, command);
+  watch ??= setInterval(watchMounts, MOUNT_WATCH_MS);
   send({ ev: "started", id, pid: child.pid });
   child.stdin?.on("error", () => undefined);
   for (const stream of [child.stdout, child.stderr]) {
@@ -229,9 +280,12 @@ function handle(line) {
     case "kill":
       kill(request.id, request.signal === "SIGKILL" ? "SIGKILL" : request.signal === "SIGINT" ? "SIGINT" : "SIGTERM");
       break;
-    case "ping":
-      send({ ev: "pong", id: request.id });
+    case "check": {
+      const lost = lostMount();
+      if (lost !== undefined) failClosed(lost);
+      send({ ev: "checked", id: request.id });
       break;
+    }
   }
 }
 

@@ -118,10 +118,8 @@ export async function prepareBashLaunch(
       suggestedRules: [...new Set(analyzeCommand(input.command).parts.map((p) => suggestRuleContent(p)).filter((r): r is string => !!r))],
       workingDirectories: [permissionContext.cwd, ...permissionContext.additionalWorkingDirectories.map((d) => d.path)],
     });
-  // Read-only calls only: a write scope denies safety paths that may not exist yet, and bwrap's mount points
-  // for them (empty .mcp.json, .bashrc, .toolgate/) would stay in the project for as long as the sandbox lives.
-  // Opt-in until the supervisor's early exits under parallel load are fixed (see docs/sandbox.md).
-  if (sandbox.spawn && scope === "none" && process.env.TOOLGATE_SANDBOX_PERSISTENT === "1") {
+  // Opt-in (TOOLGATE_SANDBOX_PERSISTENT=1) until it has run as the default for a while (see docs/sandbox.md).
+  if (sandbox.spawn && persistentSandboxWanted()) {
     const spawn = sandbox.spawn;
     let filesystem: SessionSandboxProcess["filesystem"] | undefined;
     return {
@@ -156,6 +154,11 @@ export async function prepareBashLaunch(
         workingDirectories: [permissionContext.cwd, ...permissionContext.additionalWorkingDirectories.map((d) => d.path)],
       }),
   };
+}
+
+/** Whether Bash runs in the session's long-lived sandbox. */
+function persistentSandboxWanted(): boolean {
+  return process.env.TOOLGATE_SANDBOX_PERSISTENT === "1";
 }
 
 /** The `sandbox:` line of `toolgate permissions explain Bash …`: where the command would run and what it could write. */

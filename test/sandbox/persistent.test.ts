@@ -20,8 +20,8 @@ const skipReason = !support.available
   ? support.reason
   : !bwrapRuns
     ? "bwrap is installed but cannot create namespaces here"
-    : process.env.TOOLGATE_SANDBOX_PERSISTENT !== "1"
-      ? "the persistent sandbox is opt-in (TOOLGATE_SANDBOX_PERSISTENT=1)"
+    : process.env.TOOLGATE_SANDBOX_PERSISTENT === "0"
+      ? "the long-lived sandbox is off (TOOLGATE_SANDBOX_PERSISTENT=0)"
       : "";
 if (skipReason) console.warn(`skipping persistent sandbox tests: ${skipReason}`);
 

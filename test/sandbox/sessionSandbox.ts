@@ -14,7 +14,7 @@ const bwrapRuns = support.available && spawnSync("bwrap", ["--ro-bind", "/", "/"
 /** Why the sandbox tests cannot run here ("" when they can). */
 export const sandboxSkipReason = !support.available ? support.reason : !bwrapRuns ? "bwrap is installed but cannot create namespaces here" : "";
 /** Whether Bash runs through the long-lived sandbox in this run. */
-export const persistentMode = process.env.TOOLGATE_SANDBOX_PERSISTENT === "1";
+export const persistentMode = process.env.TOOLGATE_SANDBOX_PERSISTENT !== "0";
 
 const sessions: Session[] = [];
 afterAll(async () => {

@@ -118,7 +118,7 @@ export async function prepareBashLaunch(
       suggestedRules: [...new Set(analyzeCommand(input.command).parts.map((p) => suggestRuleContent(p)).filter((r): r is string => !!r))],
       workingDirectories: [permissionContext.cwd, ...permissionContext.additionalWorkingDirectories.map((d) => d.path)],
     });
-  // Opt-in (TOOLGATE_SANDBOX_PERSISTENT=1) until it has run as the default for a while (see docs/sandbox.md).
+  // The default where the sandbox offers it (Linux); TOOLGATE_SANDBOX_PERSISTENT=0 gives each command its own.
   if (sandbox.spawn && persistentSandboxWanted()) {
     const spawn = sandbox.spawn;
     let filesystem: SessionSandboxProcess["filesystem"] | undefined;
@@ -156,9 +156,9 @@ export async function prepareBashLaunch(
   };
 }
 
-/** Whether Bash runs in the session's long-lived sandbox. */
+/** Whether Bash runs in the session's long-lived sandbox (on unless TOOLGATE_SANDBOX_PERSISTENT=0). */
 function persistentSandboxWanted(): boolean {
-  return process.env.TOOLGATE_SANDBOX_PERSISTENT === "1";
+  return process.env.TOOLGATE_SANDBOX_PERSISTENT !== "0";
 }
 
 /** The `sandbox:` line of `toolgate permissions explain Bash …`: where the command would run and what it could write. */

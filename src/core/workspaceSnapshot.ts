@@ -50,6 +50,8 @@ interface Entry {
   skipped?: string;
   /** Its timestamps were too close to when it was read to trust: compare the content next time. */
   racy: boolean;
+  /** The last walk that saw it. */
+  seen: number;
 }
 
 const NEVER_ENTERED = new Set([".git", ".hg", ".svn", ".jj", ".bzr", "node_modules"]);
@@ -63,6 +65,8 @@ interface IgnoreLayer {
 }
 
 function mib(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
@@ -80,6 +84,10 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
   const gitignores = new Map<string, { mtimeMs: number; size: number; matcher: Ignore }>();
   let excludedDirs = new Set<string>();
   let storeReady = false;
+  /** Ignore verdicts by path, valid while no .gitignore changed (matching is most of a pass's cost otherwise). */
+  let verdicts = new Map<string, boolean>();
+  /** Counts walks; an entry not stamped with the current one was not seen by it. */
+  let pass = 0;
 
   const blobPath = (hash: string) => path.join(objectsDir, hash);
 
@@ -104,6 +112,7 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
       ino: stat.ino,
       mode: stat.mode & 0o7777,
       racy: Math.max(stat.mtimeMs, stat.ctimeMs) >= startedMs - RACY_WINDOW_MS,
+      seen: pass,
     };
     if (stat.size > limits.maxFileBytes) {
       entry.skipped = `larger than ${mib(limits.maxFileBytes)} (${mib(stat.size)})`;
@@ -125,8 +134,8 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
     return entry;
   }
 
-  function gitignoreAt(dir: string): Ignore | undefined {
-    const file = `${dir}/.gitignore`;
+  function gitignoreAt(dir: string, name = ".gitignore"): Ignore | undefined {
+    const file = `${dir}/${name}`;
     let stat: fs.Stats;
     try {
       stat = fs.statSync(file);
@@ -135,6 +144,7 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
     }
     const known = gitignores.get(file);
     if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.matcher;
+    verdicts = new Map();
     let text: string;
     try {
       text = fs.readFileSync(file, "utf8");
@@ -148,6 +158,15 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
 
   /** The deepest .gitignore that has a say decides, as in git (a nested `!x` re-includes). */
   function isIgnored(layers: readonly IgnoreLayer[], absPath: string, isDir: boolean): boolean {
+    if (!layers.length) return false;
+    const known = verdicts.get(absPath);
+    if (known !== undefined) return known;
+    const ignored = matchIgnored(layers, absPath, isDir);
+    verdicts.set(absPath, ignored);
+    return ignored;
+  }
+
+  function matchIgnored(layers: readonly IgnoreLayer[], absPath: string, isDir: boolean): boolean {
     for (let i = layers.length - 1; i >= 0; i--) {
       const { base, matcher } = layers[i];
       const relative = absPath.slice(base.length + 1) + (isDir ? "/" : "");
@@ -181,12 +200,8 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
     const distinct = realRoots.filter((root, i) => !realRoots.some((other, j) => j !== i && (root.startsWith(`${other}/`) || (root === other && j < i))));
     for (const root of distinct) {
       const layers: IgnoreLayer[] = [];
-      try {
-        const exclude = fs.readFileSync(path.join(root, ".git", "info", "exclude"), "utf8");
-        layers.push({ base: root, matcher: ignore().add(exclude) });
-      } catch {
-        // no repository, or no exclude file
-      }
+      const exclude = gitignoreAt(root, ".git/info/exclude");
+      if (exclude) layers.push({ base: root, matcher: exclude });
       walkDir(root, layers, visit);
     }
   }
@@ -209,14 +224,9 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
         if (NEVER_ENTERED.has(entry.name) || excludedDirs.has(child) || isIgnored(layers, child, true)) continue;
         walkDir(child, layers, visit);
       } else if (entry.isFile()) {
-        if (layers.length && isIgnored(layers, child, false)) continue;
-        let stat: fs.Stats;
-        try {
-          stat = fs.lstatSync(child);
-        } catch {
-          continue;
-        }
-        if (stat.isFile()) visit(child, stat);
+        if (isIgnored(layers, child, false)) continue;
+        const stat = fs.lstatSync(child, { throwIfNoEntry: false });
+        if (stat?.isFile()) visit(child, stat);
       }
     }
   }
@@ -224,27 +234,29 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
   return {
     snapshot(roots) {
       const startedMs = Date.now();
-      const seen = new Set<string>();
+      const current = ++pass;
       walk(roots, (filePath, stat) => {
-        seen.add(filePath);
         const entry = cache.get(filePath);
-        if (entry && !entry.racy && !statChanged(entry, stat)) return;
-        const fresh = capture(filePath, stat, startedMs);
-        // Unchanged content read again: the old entry's blob is the same one.
-        cache.set(filePath, fresh);
+        if (entry && !entry.racy && !statChanged(entry, stat)) {
+          entry.seen = current;
+          return;
+        }
+        cache.set(filePath, capture(filePath, stat, startedMs));
       });
-      for (const filePath of cache.keys()) if (!seen.has(filePath)) cache.delete(filePath);
+      for (const [filePath, entry] of cache) if (entry.seen !== current) cache.delete(filePath);
     },
 
     changesSince(roots) {
       const startedMs = Date.now();
       const changes: WorkspaceChanges = { changed: [], uncovered: [] };
-      const seen = new Set<string>();
+      const current = ++pass;
       const before = (entry: Entry): SavedContent => ({ blobPath: blobPath(entry.hash!), mode: entry.mode });
       walk(roots, (filePath, stat) => {
-        seen.add(filePath);
         const entry = cache.get(filePath);
-        if (entry && !entry.racy && !statChanged(entry, stat)) return;
+        if (entry && !entry.racy && !statChanged(entry, stat)) {
+          entry.seen = current;
+          return;
+        }
         const fresh = capture(filePath, stat, startedMs);
         cache.set(filePath, fresh);
         if (!entry) {
@@ -257,7 +269,7 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
         else if (!fresh.skipped || statChanged(entry, stat)) changes.uncovered.push({ filePath, reason: entry.skipped ?? "not kept" });
       });
       for (const [filePath, entry] of cache) {
-        if (seen.has(filePath)) continue;
+        if (entry.seen === current) continue;
         cache.delete(filePath);
         if (entry.hash !== undefined) changes.changed.push({ filePath, before: before(entry) });
         else changes.uncovered.push({ filePath, reason: entry.skipped ?? "not kept" });

@@ -814,7 +814,9 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     }
     const index = checkpoints.indexOf(from);
     const files = [...new Set(checkpoints.slice(Math.max(0, index)).flatMap((id) => history.changedFiles(id)))];
-    if (request.dry_run === true) return answer(requestId, index < 0 ? { canRewind: false, error: `No file changes were recorded for message ${from}.` } : { canRewind: true, filesChanged: files });
+    // Files a snapshot could not keep are named too: the rewind will leave them as they are.
+    const uncovered = [...new Set(checkpoints.slice(Math.max(0, index)).flatMap((id) => history.uncoveredFiles(id).map((u) => `${u.filePath}: not restorable (${u.reason})`)))];
+    if (request.dry_run === true) return answer(requestId, index < 0 ? { canRewind: false, error: `No file changes were recorded for message ${from}.` } : { canRewind: true, filesChanged: files, ...(uncovered.length ? { error: uncovered.join("; ") } : {}) });
     try {
       const result = rewindFiles(session.context, from);
       return answer(requestId, { canRewind: true, filesChanged: [...result.restored, ...result.deleted], restored: result.restored, deleted: result.deleted, errors: result.errors, ...(result.errors.length ? { error: result.errors.map((e) => `${e.filePath}: ${e.message}`).join("; ") } : {}) });

@@ -3,6 +3,7 @@ import type { AssistantMessage, Message, ToolResultBlockParam } from "./messages
 import type { PermissionDecision, PermissionMode, PermissionResult, ToolPermissionContext } from "./permissionTypes.js";
 import type { FileStateCache } from "./fileStateCache.js";
 import type { FileHistory } from "./fileHistory.js";
+import type { WorkspaceSnapshots } from "./workspaceSnapshot.js";
 import type { TaskRegistry } from "./tasks.js";
 import type { ToolStatusBoard } from "./pipeline/status.js";
 
@@ -140,6 +141,11 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
   isConcurrencySafe(input: Input): boolean;
   isReadOnly(input: Input): boolean;
   isDestructive(input: Input): boolean;
+  /**
+   * The call may change any file in the working directories (a shell, a REPL): the runtime snapshots them
+   * before it and checkpoints what it changed, so rewind covers it. Not asked of tools that write one named file.
+   */
+  writesAnywhere?(input: Input): boolean;
   isEnabled(): boolean;
   /** What an interrupt does to a running call: stop it (`cancel`, the default) or let it finish (`block`); read by the agent loop. */
   interruptBehavior?(): "cancel" | "block";
@@ -384,6 +390,8 @@ export interface ToolUseContext {
   /** Set for a subagent's context; read by the Agent tool, transcripts and the status board's consumers. */
   agentId?: string;
   fileHistory: FileHistory;
+  /** Snapshots of the working directories around calls that may write anywhere in them (see Tool.writesAnywhere). */
+  workspaceSnapshots?: WorkspaceSnapshots;
   tasks: TaskRegistry;
   contentReplacementState: ContentReplacementState;
   /** The agent loop's turn chain and subagent depth (telemetry spans and the depth limit read it). */

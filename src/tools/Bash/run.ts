@@ -69,6 +69,8 @@ async function runInBackground(input: BashInput, context: ToolUseContext, notes:
   if (launch.kind === "persistent") shell = startSandboxedShell({ ...common, untilGroupEnds: true, start: launch.start });
   else shell = startShell({ ...common, ...(launch.kind === "sandboxed" ? { launch: launch.launch } : {}) });
   if (launch.kind === "sandboxed") void shell.done.finally(() => launch.finish("", cwd)).catch(() => undefined);
+  // The snapshot around this call ends when the call returns, while the command goes on.
+  notes.push("Files this background command changes from now on are not checkpointed: rewind cannot undo them.");
   const task = new BashBackgroundTask(id, input.command, input.description ?? input.command, shell);
   context.tasks.add(task);
   return {

@@ -11,6 +11,7 @@ import path from "node:path";
 import { createHash } from "node:crypto";
 import ignore, { type Ignore } from "ignore";
 import { ensurePrivateDirSync, PRIVATE_FILE_MODE } from "../util/privateFiles.js";
+import { SAFETY_DIRECTORY_NAMES, SAFETY_FILE_NAMES } from "./safetyPaths.js";
 
 /** A file's content before a call: the blob holding its bytes and its permission bits; null: it did not exist. */
 export type SavedContent = { blobPath: string; mode: number } | null;
@@ -66,6 +67,12 @@ interface Entry {
 
 const NEVER_ENTERED = new Set([".git", ".hg", ".svn", ".jj", ".bzr", "node_modules"]);
 const BINARY_PROBE_BYTES = 8000;
+/**
+ * While a sandboxed process lives (the REPL, a background command), bwrap keeps an empty file in the project
+ * as the mount point of each missing safety path. They are not the user's files: a snapshot that kept them
+ * would have rewind delete them, and deleting a mount point from the host unprotects that path inside.
+ */
+const PLACEHOLDER_NAMES = new Set([...SAFETY_FILE_NAMES, ...SAFETY_DIRECTORY_NAMES]);
 /** File timestamps come from a coarse clock (a jiffy, up to 10 ms): a write this close to a read may not move them. */
 const RACY_WINDOW_MS = 50;
 
@@ -253,6 +260,7 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
       } else if (entry.isFile()) {
         if (isIgnored(layers, child, false)) continue;
         const stat = fs.lstatSync(child, { throwIfNoEntry: false });
+        if (stat?.size === 0 && PLACEHOLDER_NAMES.has(entry.name)) continue;
         if (stat?.isFile()) visit(child, stat);
       }
     }

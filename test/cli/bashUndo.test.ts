@@ -3,7 +3,7 @@
  * commands (through the OS sandbox where it runs), the working directories are snapshotted before each
  * command that may write, and rewind and `toolgate diff` cover what the command did.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -32,8 +32,8 @@ function undoProject(): string {
 const WRITES = "echo x > new.txt; sed -i s/two/TWO/ existing.txt; rm other.txt; echo ignored after > secret.log; echo dep2 > node_modules/dep/index.js; printf '\\0changed' | dd of=big.bin conv=notrunc status=none";
 
 /** `toolgate exec` in `dir`, one request at a time: each `send` waits for the answer line. */
-function execSession(dir: string) {
-  const child = spawn(process.execPath, [...cliArgs, "exec", "--cwd", dir, "--allowedTools", "Bash"], { cwd: repoRoot, env: agentEnv(undefined, dir), stdio: ["pipe", "pipe", "pipe"] });
+function execSession(dir: string, allowedTools = "Bash") {
+  const child = spawn(process.execPath, [...cliArgs, "exec", "--cwd", dir, "--allowedTools", allowedTools], { cwd: repoRoot, env: agentEnv(undefined, dir), stdio: ["pipe", "pipe", "pipe"] });
   const answers = readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d));
@@ -66,7 +66,26 @@ function objectsDir(dir: string): string {
 
 const blobName = (content: string) => createHash("sha1").update(content).digest("hex");
 
+const hasPython = spawnSync("python3", ["--version"]).status === 0;
+
 describe("undo that covers Bash", () => {
+  it.skipIf(!hasPython)("covers the REPL too: what Python wrote and deleted comes back", async () => {
+    const dir = undoProject();
+    const real = fs.realpathSync(dir);
+    const session = execSession(dir, "REPL");
+    const code = "import os\nopen('made.txt', 'w').write('py')\nopen('existing.txt', 'a').write('four\\n')\nos.remove('other.txt')\n'done'";
+    const ran = await session.send({ role: "assistant", id: "p1", content: [{ type: "tool_use", id: "p1-t", name: "REPL", input: { code } }] });
+    expect(resultText(ran)).toContain("value: 'done'");
+    expect(fs.readFileSync(path.join(dir, "existing.txt"), "utf8")).toBe("one\ntwo\nthree\nfour\n");
+    const rewind = await session.send({ type: "rewind", message_id: "p1" });
+    expect(rewind.restored.sort()).toEqual([path.join(real, "existing.txt"), path.join(real, "other.txt")]);
+    expect(rewind.deleted).toEqual([path.join(real, "made.txt")]);
+    expect(await session.close()).toBe(0);
+    expect(fs.readFileSync(path.join(dir, "existing.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+    expect(fs.readFileSync(path.join(dir, "other.txt"), "utf8")).toBe("delete me\n");
+    expect(fs.existsSync(path.join(dir, "made.txt"))).toBe(false);
+  });
+
   it("rewind restores what a command created, modified and deleted; ignored files are left alone; a large binary is reported", async () => {
     const dir = undoProject();
     const real = fs.realpathSync(dir);

@@ -56,6 +56,8 @@ export const REPLTool = buildTool<ReplInput, ReplOutput>({
   prompt: () => replPrompt(),
   describeInput: (input) => (typeof input.code === "string" ? input.code : ""),
   interruptBehavior: () => "cancel",
+  // any code may write in the write scope: the working directories are snapshotted around it, so rewind covers it
+  writesAnywhere: () => true,
   toAutoClassifierInput: (input) => input.code,
   isResultTruncated: (output) => output.truncated,
   async validateInput(input) {

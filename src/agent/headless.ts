@@ -427,6 +427,14 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         await emitOwn({ type: "change_summary", turn: event.turn, message_id: event.messageId, ...changeSummaryJson(event.summary) });
         diagnose(`changes in turn ${event.turn}:\n${formatStat(event.summary).trimEnd()}`);
         break;
+      case "speculation":
+        if (event.phase === "started") {
+          await emitOwn({ type: "system", subtype: "tool_speculation", phase: "started", tool_use_id: event.toolUseID, tool_name: event.toolName });
+        } else {
+          await emitOwn({ type: "system", subtype: "tool_speculation", phase: "settled", tool_use_id: event.toolUseID, tool_name: event.toolName, outcome: event.outcome, ready_at_block_end: event.readyAtBlockEnd, head_start_ms: Math.round(event.headStartMs), wasted_ms: Math.round(event.wastedMs) });
+          diagnose(`speculative ${event.toolName} ${event.outcome}${event.outcome === "hit" ? ` (started ${Math.round(event.headStartMs)} ms before its block ended${event.readyAtBlockEnd ? ", result ready at the block's end" : ""})` : ` (${Math.round(event.wastedMs)} ms of work thrown away)`}`);
+        }
+        break;
       case "notice":
         await emitOwn({ type: "system", subtype: "notice", level: event.level, message: event.message });
         if (!streaming || (options.verbose && !options.toolgateEvents)) options.diagnostics.write(`[toolgate] ${event.level}: ${event.message}\n`);

@@ -69,6 +69,8 @@ export interface ToolSpeculator extends SpeculativeCalls {
   resultArrived(id: string): void;
   /** The message is over: every run not claimed is thrown away; nothing new starts. */
   dispose(): void;
+  /** Resolves once no pre-check (parse, validation, permission) is in flight: what was going to start has started. */
+  whenIdle(): Promise<void>;
 }
 
 interface Prediction {
@@ -143,6 +145,7 @@ export function createToolSpeculator(options: ToolSpeculatorOptions): ToolSpecul
   const blocks = new Map<string, Block>();
   const order: Block[] = [];
   let disposed = false;
+  const checks = new Set<Promise<void>>();
 
   const report = (block: Block, spec: Speculation, outcome: SpeculationReport["outcome"]) => {
     const now = performance.now();
@@ -279,7 +282,7 @@ export function createToolSpeculator(options: ToolSpeculatorOptions): ToolSpecul
     if (ready === "not yet") return;
     block.tried = key;
     block.checking = true;
-    predict(block, value)
+    const check: Promise<void> = predict(block, value)
       .then((prediction) => {
         block.checking = false;
         if (!prediction || disposed || signal.aborted || block.completeAt !== undefined) return;
@@ -291,7 +294,11 @@ export function createToolSpeculator(options: ToolSpeculatorOptions): ToolSpecul
       .catch(() => {
         block.checking = false;
       })
-      .finally(() => consider(block));
+      .finally(() => {
+        checks.delete(check);
+        consider(block);
+      });
+    checks.add(check);
   };
 
   const considerLater = () => {
@@ -365,6 +372,9 @@ export function createToolSpeculator(options: ToolSpeculatorOptions): ToolSpecul
     dispose: () => {
       signal.removeEventListener("abort", dispose);
       dispose();
+    },
+    async whenIdle() {
+      while (checks.size) await Promise.allSettled([...checks]);
     },
   };
 }

@@ -14,6 +14,7 @@ import type { CanUseToolFn, SpeculationReport, TelemetrySink } from "../../src/c
 import type { Message, ToolResultBlockParam } from "../../src/core/messages.js";
 import { anthropicAt, serve } from "../providers/support.js";
 import { drive } from "./drive.js";
+import { differences, makeFixtureTree, makeScript, runWorkload } from "./speculationWorkload.js";
 
 const sessions: Session[] = [];
 afterEach(async () => {
@@ -194,4 +195,20 @@ describe("speculative tool calls", () => {
     expect(settled(out.events).map((e) => e.outcome)).toEqual(["hit"]);
     expect(resultsOf(out.messages)[0].content).toContain("a.ts");
   });
+});
+
+describe("speculation changes no result", () => {
+  it("150 random read-only calls (Read, Grep, Glob, Bash), randomly chunked: the same tool_results with speculation on and off", async () => {
+    const dir = makeFixtureTree();
+    const script = makeScript({ seed: 32, calls: 150, dir, delayMs: [0, 2], maxParts: 6 });
+    const on = await runWorkload(script, dir, true);
+    const off = await runWorkload(script, dir, false);
+    expect(on.results.size).toBe(150);
+    expect(differences(on, off)).toEqual([]);
+    expect(off.reports).toEqual([]);
+    // Both fates were exercised: runs used and runs thrown away.
+    const outcomes = new Set(on.reports.map((r) => r.outcome));
+    expect(outcomes.has("hit")).toBe(true);
+    expect(outcomes.has("miss")).toBe(true);
+  }, 60_000);
 });

@@ -430,6 +430,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       case "speculation":
         if (event.phase === "started") {
           await emitOwn({ type: "system", subtype: "tool_speculation", phase: "started", tool_use_id: event.toolUseID, tool_name: event.toolName });
+          diagnose(`speculative ${event.toolName} started while its input was still streaming`);
         } else {
           await emitOwn({ type: "system", subtype: "tool_speculation", phase: "settled", tool_use_id: event.toolUseID, tool_name: event.toolName, outcome: event.outcome, ready_at_block_end: event.readyAtBlockEnd, head_start_ms: Math.round(event.headStartMs), wasted_ms: Math.round(event.wastedMs) });
           diagnose(`speculative ${event.toolName} ${event.outcome}${event.outcome === "hit" ? ` (started ${Math.round(event.headStartMs)} ms before its block ended${event.readyAtBlockEnd ? ", result ready at the block's end" : ""})` : ` (${Math.round(event.wastedMs)} ms of work thrown away)`}`);

@@ -396,6 +396,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
         assembler.push({ type: "stop", reason: "error", complete: false });
       }
 
+      speculator?.messageEnded();
       const assembled = assembler.message();
       assistant.content = assembled.content;
       assistant.id ??= assembled.id ?? `msg_${randomUUID()}`;

@@ -67,7 +67,9 @@ export interface ToolSpeculator extends SpeculativeCalls {
   blockFailed(id: string): void;
   /** The block's real call has its result. */
   resultArrived(id: string): void;
-  /** The message is over: every run not claimed is thrown away; nothing new starts. */
+  /** The model's message ended (also cut short): runs of blocks that never completed are thrown away. */
+  messageEnded(): void;
+  /** The message's calls are over: every run not claimed is thrown away; nothing new starts. */
   dispose(): void;
   /** Resolves once no pre-check (parse, validation, permission) is in flight: what was going to start has started. */
   whenIdle(): Promise<void>;
@@ -368,6 +370,11 @@ export function createToolSpeculator(options: ToolSpeculatorOptions): ToolSpecul
         },
         abort: (reason) => spec.controller.abort(reason),
       };
+    },
+    messageEnded() {
+      // Every block is complete now or never will be: nothing new may start.
+      disposed = true;
+      for (const block of order) if (block.completeAt === undefined) drop(block, "discarded");
     },
     dispose: () => {
       signal.removeEventListener("abort", dispose);

@@ -142,3 +142,18 @@ describe("the speculator's gates", () => {
     speculator.dispose();
   });
 });
+
+describe("speculationAttributes", () => {
+  it("exports the outcome and rounded times; an id not shaped like one only as a hash", async () => {
+    const { speculationAttributes } = await import("../../src/telemetry/events.js");
+    expect(speculationAttributes({ toolName: "Read", toolUseID: "toolu_1", outcome: "miss", readyAtBlockEnd: false, headStartMs: 20.4, wastedMs: 3.6 })).toEqual({
+      tool_name: "Read",
+      tool_use_id: "toolu_1",
+      outcome: "miss",
+      ready_at_block_end: false,
+      head_start_ms: 20,
+      wasted_ms: 4,
+    });
+    expect(speculationAttributes({ toolName: "Read", toolUseID: "/etc/passwd", outcome: "hit", readyAtBlockEnd: true, headStartMs: 1, wastedMs: 0 }).tool_use_id).toMatch(/^sha256:/);
+  });
+});

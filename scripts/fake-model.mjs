@@ -163,9 +163,13 @@ async function streamAnthropic(res, turn, request) {
     } else if (block.type === "tool_use") {
       send("content_block_start", { index: i, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
       const json = block.rawInput ?? JSON.stringify(block.input ?? {});
-      for (const partial_json of parts(json)) {
+      // `inputParts`: the input's deltas exactly as given (they must join to the input's JSON); `hold`: before
+      // delta `beforePart`, wait for a file (a test proves what happened while the block was still open).
+      const pieces = block.inputParts ?? parts(json);
+      for (let k = 0; k < pieces.length; k++) {
+        if (block.hold && (block.hold.beforePart ?? 0) === k && !(await runSteps({ steps: [{ ...block.hold, after: 0 }] }, 0, res, (error) => send("error", { error })))) return;
         if (!(await pause(delay, res))) return;
-        send("content_block_delta", { index: i, delta: { type: "input_json_delta", partial_json } });
+        send("content_block_delta", { index: i, delta: { type: "input_json_delta", partial_json: pieces[k] } });
       }
     }
     if (!(await pause(delay, res))) return;

@@ -466,6 +466,15 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         // The SDK's informational banner (a host shows `content`); the models are there for programs.
         await emit({ type: "system", subtype: "informational", level: "warning", content: `${event.from} is unavailable (${event.reason}); retrying on the fallback model ${event.to}.`, from_model: event.from, to_model: event.to, reason: event.reason });
         break;
+      case "speculation":
+        if (event.phase === "started") {
+          await emitOwn({ type: "system", subtype: "tool_speculation", phase: "started", tool_use_id: event.toolUseID, tool_name: event.toolName });
+          diagnose(`speculative ${event.toolName} started while its input was still streaming`);
+        } else {
+          await emitOwn({ type: "system", subtype: "tool_speculation", phase: "settled", tool_use_id: event.toolUseID, tool_name: event.toolName, outcome: event.outcome, ready_at_block_end: event.readyAtBlockEnd, head_start_ms: Math.round(event.headStartMs), wasted_ms: Math.round(event.wastedMs) });
+          diagnose(`speculative ${event.toolName} ${event.outcome}${event.outcome === "hit" ? ` (started ${Math.round(event.headStartMs)} ms before its block ended${event.readyAtBlockEnd ? ", result ready at the block's end" : ""})` : ` (${Math.round(event.wastedMs)} ms of work thrown away)`}`);
+        }
+        break;
       case "notice":
         await emitOwn({ type: "system", subtype: "notice", level: event.level, message: event.message });
         if (!streaming || (options.verbose && !options.toolgateEvents)) options.diagnostics.write(`[toolgate] ${event.level}: ${event.message}\n`);

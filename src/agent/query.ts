@@ -8,7 +8,8 @@ import type { CanUseToolFn, HookNotice, ToolUseContext } from "../core/Tool.js";
 import type { AssistantContentBlock, AssistantMessage, Message, TextBlock, ToolResultBlockParam, ToolUseBlock, UserMessage } from "../core/messages.js";
 
 type UserBlock = Exclude<UserMessage["content"], string>[number];
-import { createStreamingToolExecutor, type ExecutorUpdate } from "../core/executor/index.js";
+import { createStreamingToolExecutor, createToolSpeculator, speculationEnabled, type ExecutorUpdate } from "../core/executor/index.js";
+import type { SpeculationReport } from "../core/Tool.js";
 import { formatError } from "../core/errors.js";
 import {
   MessageAssembler,
@@ -80,6 +81,12 @@ export type AgentEvent =
   | { type: "prompt_refused"; message: UserMessage; reason: string }
   /** `--fallback-model`: the primary model was overloaded or unknown, so the request is tried again on `to`. */
   | { type: "model_fallback"; from: string; to: string; reason: string }
+  /**
+   * A call started speculatively while its block streamed (`started`), or what became of it (`hit`: its result
+   * is the call's; `miss` / `discarded`: thrown away, the call ran as usual). For --verbose and telemetry.
+   */
+  | { type: "speculation"; phase: "started"; toolUseID: string; toolName: string }
+  | ({ type: "speculation"; phase: "settled" } & SpeculationReport)
   /** For the user, not the model: hook messages, retries, the repeated-call guard. */
   | { type: "notice"; level: "info" | "warning" | "error"; message: string }
   | { type: "result"; result: AgentResult };
@@ -276,8 +283,28 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       const system = [...options.system];
 
       const assistant: AssistantMessage = { role: "assistant", id: undefined, content: [] };
+      // Tool updates arrive while the model still streams: gather them and hand them out between provider events.
+      const pending: (ExecutorUpdate | Extract<AgentEvent, { type: "speculation" }>)[] = [];
+      let wake: (() => void) | undefined;
       // Tools get their own abort: an interrupt lets calls of tools that `block` finish and cancels the rest.
-      const executor = createStreamingToolExecutor({ ...context, abortController: new AbortController() }, options.canUseTool, { assistantMessage: assistant });
+      const toolContext: ToolUseContext = { ...context, abortController: new AbortController(), speculativeCalls: undefined };
+      const speculator = speculationEnabled(context.options.settings)
+        ? createToolSpeculator({
+            context: toolContext,
+            signal: controller.signal,
+            assistantMessage: assistant,
+            onStart: (info) => {
+              pending.push({ type: "speculation", phase: "started", ...info });
+              wake?.();
+            },
+            onReport: (report) => {
+              pending.push({ type: "speculation", phase: "settled", ...report });
+              wake?.();
+            },
+          })
+        : undefined;
+      toolContext.speculativeCalls = speculator;
+      const executor = createStreamingToolExecutor(toolContext, options.canUseTool, { assistantMessage: assistant });
       const onInterrupt = () => executor.interrupt(INTERRUPTED);
       if (controller.signal.aborted) onInterrupt();
       else controller.signal.addEventListener("abort", onInterrupt, { once: true });
@@ -289,9 +316,6 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       const repeatNotices: string[] = [];
       let stopForRepeat = false;
 
-      // Tool updates arrive while the model still streams: gather them and hand them out between provider events.
-      const pending: ExecutorUpdate[] = [];
-      let wake: (() => void) | undefined;
       let pumpDone = false;
       const pump = (async () => {
         for await (const update of executor.updates) {
@@ -305,7 +329,12 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       const drain = function* (): Generator<AgentEvent> {
         while (pending.length) {
           const update = pending.shift()!;
+          if (update.type === "speculation") {
+            yield update;
+            continue;
+          }
           if (update.type === "result") {
+            speculator?.resultArrived(update.toolUseID);
             if (update.outcome === "denied") {
               const call = calls.get(update.toolUseID);
               permissionDenials.push({ toolName: call?.name ?? update.tool?.name ?? "?", toolUseID: update.toolUseID, toolInput: call?.input });
@@ -337,9 +366,14 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
           if (event.type === "message_start" && event.id) assistant.id = event.id;
           yield { type: "stream", turn: turns, event };
           if (event.type === "retry") yield { type: "notice", level: "warning", message: `model request failed (attempt ${event.attempt} of ${event.attempts}): ${event.reason}; retrying in ${formatDelay(event.delayMs)}` };
-          if (event.type === "tool_call_start") started.push(event.id);
+          if (event.type === "tool_call_start") {
+            started.push(event.id);
+            speculator?.blockStarted(event.id, event.name);
+          }
+          if (event.type === "tool_input_delta") speculator?.inputDelta(event.id, event.partialJson);
           if (event.type === "tool_call_complete") {
             finishedCalls.add(event.id);
+            speculator?.blockCompleted(event.id, event.input);
             calls.set(event.id, { name: event.name, input: event.input });
             assistant.id ??= `msg_${randomUUID()}`;
             const count = guard.record(event.name, event.input);
@@ -347,10 +381,14 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
               if (options.onRepeatedCall && (await options.onRepeatedCall({ toolName: event.name, count })) === "stop") stopForRepeat = true;
               else repeatNotices.push(repeatedCallNotice(event.name, count));
             }
-            if (stopForRepeat) callErrors.set(event.id, "The user stopped this call: the same call was repeated too often.");
+            if (stopForRepeat) {
+              speculator?.blockFailed(event.id);
+              callErrors.set(event.id, "The user stopped this call: the same call was repeated too often.");
+            }
             else executor.addTool({ type: "tool_use", id: event.id, name: event.name, input: event.input });
           }
           if (event.type === "tool_call_error") {
+            speculator?.blockFailed(event.id);
             finishedCalls.add(event.id);
             guard.reset();
             callErrors.set(event.id, event.message);
@@ -362,6 +400,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
         assembler.push({ type: "stop", reason: "error", complete: false });
       }
 
+      speculator?.messageEnded();
       const assembled = assembler.message();
       assistant.content = assembled.content;
       assistant.id ??= assembled.id ?? `msg_${randomUUID()}`;
@@ -387,6 +426,8 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
         yield* drain();
       }
       await pump;
+      speculator?.dispose();
+      yield* drain();
       controller.signal.removeEventListener("abort", onInterrupt);
 
       let preventContinuation: { reason: string } | undefined;

@@ -144,6 +144,8 @@ export function createSubagentRunner(options: SubagentRunnerOptions): SubagentRu
       const messages: Message[] = [];
       let result: AgentResult | undefined;
       try {
+        const announced = new Set<string>();
+        const early: Array<Parameters<NonNullable<typeof progress>>[0]> = [];
         for await (const event of query(request.prompt, {
           provider,
           context,
@@ -164,12 +166,20 @@ export function createSubagentRunner(options: SubagentRunnerOptions): SubagentRu
             for (const block of event.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use")) {
               const tool = tools.find((t) => t.name === block.name || t.aliases?.includes(block.name));
               progress?.({ type: "subagent_tool_use", agentId, toolUseID: block.id, toolName: block.name, summary: summarize(tool, block.input) });
+              announced.add(block.id);
             }
+            for (const done of early.splice(0)) progress?.(done);
           } else if (event.type === "tool" && event.update.type === "status" && event.update.status === "done") {
-            progress?.({ type: "subagent_tool_result", agentId, toolUseID: event.update.toolUseID, toolName: event.update.toolName, outcome: event.update.outcome ?? "success" });
+            const done = { type: "subagent_tool_result" as const, agentId, toolUseID: event.update.toolUseID, toolName: event.update.toolName, outcome: event.update.outcome ?? "success" };
+            // A call can finish before its message does (started early): its result follows the call's announcement.
+            if (announced.has(done.toolUseID)) progress?.(done);
+            else early.push(done);
           } else if (event.type === "notice") {
             progress?.({ type: "subagent_notice", agentId, level: event.level, message: event.message });
-          } else if (event.type === "result") result = event.result;
+          } else if (event.type === "result") {
+            for (const done of early.splice(0)) progress?.(done);
+            result = event.result;
+          }
         }
       } catch (err) {
         // query() does not throw; a progress listener or the transcript might. The subagent's outcome says so.

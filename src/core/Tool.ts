@@ -161,8 +161,17 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
   backfillObservableInput?(input: Input, context: ToolUseContext): void;
   /** Returns a predicate deciding whether a rule's content (`Tool(content)`) matches this input. */
   preparePermissionMatcher?(input: Input): Promise<(ruleContent: string) => boolean>;
-  /** Whether two inputs do the same thing; read by the agent loop's repeated-call guard. */
+  /**
+   * Whether two inputs do the same thing; read by the agent loop's repeated-call guard (on the inputs as sent)
+   * and by speculative calls (on the observable inputs, after backfill). Default: deep equality.
+   */
   inputsEquivalent?(a: Input, b: Input): boolean;
+  /**
+   * Whether a call with this input may start while the model is still streaming it (a speculative call, see
+   * docs/core.md): it only reads, leaves nothing behind but what its context records, and never asks. Also
+   * promises that validateInput changes nothing. Absent or false: never speculated (fail closed).
+   */
+  isSpeculationSafe?(input: Input): boolean;
   mapToolResultToToolResultBlockParam(output: Output, toolUseID: string): ToolResultBlockParam;
 
   // rendering, for the UI only
@@ -344,6 +353,24 @@ export interface TelemetrySink {
   userPrompt(report: { text: string }): void;
   /** Lines the tools changed in one turn (from its change summary). */
   linesChanged(report: { added: number; removed: number; files: number }): void;
+  /** A speculative call settled its fate (optional for sinks written before it). */
+  speculation?(report: SpeculationReport): void;
+}
+
+/**
+ * What became of one speculative call: `hit` (its result was used), `miss` (the final input or verdict differed:
+ * discarded, the call ran again), `discarded` (the real call never reached its tool: refused, cut short, aborted).
+ */
+export interface SpeculationReport {
+  toolName: string;
+  toolUseID: string;
+  outcome: "hit" | "miss" | "discarded";
+  /** For a hit: whether the result was already there when the block ended. */
+  readyAtBlockEnd: boolean;
+  /** How long before the block's end the run started (0 if it started after). */
+  headStartMs: number;
+  /** Run time thrown away (misses and discards). */
+  wastedMs: number;
 }
 
 /** A skill: a folder with a SKILL.md whose body is instructions for one kind of task (see src/tools/Skill). */
@@ -419,6 +446,32 @@ export interface ToolUseContext {
   subagents?: SubagentRunner;
   /** This agent's task list (TodoWrite); a subagent has its own. */
   todos?: TodoStore;
+  /** Calls already started speculatively while their block streamed; the pipeline claims one instead of calling the tool. */
+  speculativeCalls?: SpeculativeCalls;
+}
+
+/** A speculative call's run, handed to the real call that adopts it. */
+export interface SpeculativeRun {
+  /** The tool's result, as `call()` would have returned it. */
+  readonly result: Promise<ToolResult<unknown>>;
+  /** Progress so far, then progress as it comes. */
+  onProgress(listener: (data: unknown) => void): void;
+  /** The real call was cancelled: so is this run. */
+  abort(reason: unknown): void;
+}
+
+/** The real call, at the moment it would call its tool: what a speculation must have checked and run the same. */
+export interface SpeculationClaim {
+  toolUseID: string;
+  tool: AnyTool;
+  /** The observable (backfilled) input the real call was judged on. */
+  observable: AnyObject;
+  decision: PermissionDecision | undefined;
+}
+
+export interface SpeculativeCalls {
+  /** The speculative run of this call when its input and verdict match the real call's; otherwise undefined (the call runs). */
+  claim(call: SpeculationClaim): SpeculativeRun | undefined;
 }
 
 export type TodoStatus = "pending" | "in_progress" | "completed";
@@ -586,4 +639,6 @@ export interface HookRunner {
   notification?(args: SessionHookArgs & { message: string; notificationType: string }): Promise<SessionHookOutcome>;
   /** Calls `listener` as each hook starts and ends; returns a function that stops it. */
   observe?(listener: (event: HookRunEvent) => void): () => void;
+  /** Whether any hook of this event matches the tool; absent: assume one does (speculative calls are then never started). */
+  hasToolHooks?(event: "PreToolUse", tool: HookToolIdentity): boolean;
 }

@@ -28,6 +28,8 @@ export interface FileState {
 
 export interface FileStateCache {
   get(filePath: string): FileState | undefined;
+  /** Like get, without counting as a use (the LRU order stays). */
+  peek(filePath: string): FileState | undefined;
   set(filePath: string, state: FileState): void;
   has(filePath: string): boolean;
   delete(filePath: string): boolean;
@@ -85,6 +87,7 @@ export function createFileStateCache(
       }
       return state;
     },
+    peek: (filePath) => entries.get(key(filePath)),
     set(filePath, state) {
       const k = key(filePath);
       remove(k);
@@ -116,4 +119,79 @@ export function createFileStateCache(
     },
   };
   return cache;
+}
+
+/**
+ * A cache that records instead of changing `base`: reads see its own writes over `base` (without touching base's
+ * LRU order); `commit()` replays every read and write on `base`, in order, and from then on it passes through.
+ * A speculative call gets one, so a discarded run leaves no trace (no file counts as read that the model never
+ * saw).
+ */
+export interface FileStateOverlay extends FileStateCache {
+  commit(): void;
+}
+
+export function createFileStateOverlay(base: FileStateCache): FileStateOverlay {
+  const written = new Map<string, FileState | undefined>();
+  const log: Array<{ op: "get" } | { op: "set"; state: FileState } | { op: "delete" }> = [];
+  const paths: string[] = [];
+  let committed = false;
+  const key = (filePath: string) => path.normalize(filePath);
+  const record = (filePath: string, entry: (typeof log)[number]) => {
+    paths.push(filePath);
+    log.push(entry);
+  };
+  const look = (filePath: string): FileState | undefined => {
+    const k = key(filePath);
+    return written.has(k) ? written.get(k) : base.peek(k);
+  };
+  const overlay: FileStateOverlay = {
+    get(filePath) {
+      if (committed) return base.get(filePath);
+      record(filePath, { op: "get" });
+      return look(filePath);
+    },
+    peek: (filePath) => (committed ? base.peek(filePath) : look(filePath)),
+    set(filePath, state) {
+      if (committed) return base.set(filePath, state);
+      record(filePath, { op: "set", state });
+      written.set(key(filePath), state);
+    },
+    has: (filePath) => (committed ? base.has(filePath) : look(filePath) !== undefined),
+    delete(filePath) {
+      if (committed) return base.delete(filePath);
+      const had = look(filePath) !== undefined;
+      record(filePath, { op: "delete" });
+      written.set(key(filePath), undefined);
+      return had;
+    },
+    keys: () => (committed ? base.keys() : [...new Set([...base.keys(), ...written.keys()])].filter((k) => look(k) !== undefined)),
+    get size() {
+      return overlay.keys().length;
+    },
+    get contentChars() {
+      return base.contentChars;
+    },
+    clear() {
+      for (const k of overlay.keys()) overlay.delete(k);
+    },
+    clone() {
+      const copy = base.clone();
+      for (const [k, state] of written) {
+        if (state) copy.set(k, { ...state });
+        else copy.delete(k);
+      }
+      return copy;
+    },
+    commit() {
+      if (committed) return;
+      committed = true;
+      log.forEach((entry, i) => {
+        if (entry.op === "get") base.get(paths[i]);
+        else if (entry.op === "set") base.set(paths[i], entry.state);
+        else base.delete(paths[i]);
+      });
+    },
+  };
+  return overlay;
 }

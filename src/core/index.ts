@@ -25,7 +25,7 @@ export {
   createTodoStore,
   type CreateToolUseContextOptions,
 } from "./context.js";
-export { createFileStateCache, hashContent, type FileState, type FileStateCache } from "./fileStateCache.js";
+export { createFileStateCache, createFileStateOverlay, hashContent, type FileState, type FileStateCache, type FileStateOverlay } from "./fileStateCache.js";
 export { createFileHistory, UnknownCheckpointError, type FileHistory, type RewindResult } from "./fileHistory.js";
 export { createTaskRegistry, createTaskId, type BackgroundTask, type TaskRegistry, type TaskStatus } from "./tasks.js";
 export { parseToolInput, formatZodIssues, type ParseOutcome } from "./validation.js";

@@ -250,6 +250,7 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
 
   return {
     configNotices,
+    hasToolHooks: (event, tool) => hooks.some((h) => h.event === event && h.matcher.matches([tool.name, ...(tool.aliases ?? [])])),
     preToolUse: (args) => guarded("PreToolUse", async () => combinePreToolUse(await run("PreToolUse", args, {}), args.tool.name)),
     postToolUse: (args) =>
       guarded("PostToolUse", async () => combinePostToolUse(await run("PostToolUse", args, { tool_response: args.response }))),

@@ -7,6 +7,7 @@ import { mcpSettingsSection } from "../mcp/client/settingsSection.js";
 import { sandboxSettingsSection } from "../sandbox/settingsSection.js";
 import { modelsSettingsSection, providerSettingsSection } from "../providers/settingsSection.js";
 import { cleanupSettingsSection } from "../agent/settingsSection.js";
+import { speculationSettingsSection } from "../core/executor/speculation.js";
 import { lspSettingsSection } from "../lsp/settingsSection.js";
 import { getBuiltinTools } from "../tools/index.js";
 import { editToolsSettingsSection } from "../tools/editDialect.js";
@@ -18,7 +19,7 @@ import { statusLineSettingsSection } from "../agent/statusLine.js";
 
 /** Every section of settings.json toolgate reads, each declared by its owner; the tools' own come from the tools. */
 export function settingsSections(tools: Tools = getBuiltinTools()): SettingsSection[] {
-  return [permissionsSettingsSection, hooksSettingsSection, mcpSettingsSection, sandboxSettingsSection, modelsSettingsSection, providerSettingsSection, cleanupSettingsSection, lspSettingsSection, editToolsSettingsSection, trustSettingsSection, passEnvSettingsSection, enabledPluginsSettingsSection, outputStyleSettingsSection, statusLineSettingsSection, ...tools.flatMap((tool) => (tool.settingsSection ? [tool.settingsSection] : []))];
+  return [permissionsSettingsSection, hooksSettingsSection, mcpSettingsSection, sandboxSettingsSection, modelsSettingsSection, providerSettingsSection, cleanupSettingsSection, speculationSettingsSection, lspSettingsSection, editToolsSettingsSection, trustSettingsSection, passEnvSettingsSection, enabledPluginsSettingsSection, outputStyleSettingsSection, statusLineSettingsSection, ...tools.flatMap((tool) => (tool.settingsSection ? [tool.settingsSection] : []))];
 }
 
 let builtinSections: SettingsSection[] | undefined;

@@ -4,7 +4,7 @@
  * Pure functions, so what is exported is decided (and tested) without the OpenTelemetry SDK.
  */
 import { createHash } from "node:crypto";
-import type { ModelRequestReport, ToolDecisionReport, ToolResultReport } from "../core/Tool.js";
+import type { ModelRequestReport, SpeculationReport, ToolDecisionReport, ToolResultReport } from "../core/Tool.js";
 import type { PermissionDecision, PermissionDecisionReason, PermissionRule } from "../core/permissionTypes.js";
 
 export type Attributes = Record<string, string | number | boolean>;
@@ -133,5 +133,16 @@ export function modelRequestAttributes(report: ModelRequestReport): Attributes {
     duration_ms: report.durationMs,
     stop_reason: report.stopReason,
     ...(report.errorKind ? { error_kind: report.errorKind } : {}),
+  };
+}
+
+export function speculationAttributes(report: SpeculationReport): Attributes {
+  return {
+    tool_name: report.toolName,
+    tool_use_id: safeToolUseId(report.toolUseID),
+    outcome: report.outcome,
+    ready_at_block_end: report.readyAtBlockEnd,
+    head_start_ms: Math.round(report.headStartMs),
+    wasted_ms: Math.round(report.wastedMs),
   };
 }

@@ -9,7 +9,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { OTLPLogExporter } from "@opentelemetry/exporter-logs-otlp-http";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import type { TelemetrySink } from "../core/Tool.js";
-import { modelRequestAttributes, telemetryOptions, toolDecisionAttributes, toolResultAttributes, userPromptAttributes, type Attributes } from "./events.js";
+import { modelRequestAttributes, speculationAttributes, telemetryOptions, toolDecisionAttributes, toolResultAttributes, userPromptAttributes, type Attributes } from "./events.js";
 import type { SessionStartInfo, Telemetry } from "./index.js";
 
 const DEFAULT_METRIC_INTERVAL_MS = 60_000;
@@ -57,6 +57,8 @@ export function createOtelTelemetry(env: NodeJS.ProcessEnv, info: SessionStartIn
   const tokens = meter.createCounter("toolgate.token.usage", { description: "Tokens used (type: input, output, cacheRead, cacheCreation)", unit: "tokens" });
   const cost = meter.createCounter("toolgate.cost.usage", { description: "Cost at list price", unit: "USD" });
   const decisions = meter.createCounter("toolgate.tool.decision", { description: "Permission decisions (decision, source, tool_name)" });
+  const speculations = meter.createCounter("toolgate.tool.speculation", { description: "Speculative tool calls (outcome: hit, miss, discarded; tool_name)" });
+  const speculationWaste = meter.createCounter("toolgate.tool.speculation.wasted", { description: "Run time of speculative calls thrown away", unit: "ms" });
 
   const emit = (name: string, attributes: Attributes, severity = SeverityNumber.INFO) => {
     const now = new Date();
@@ -88,6 +90,12 @@ export function createOtelTelemetry(env: NodeJS.ProcessEnv, info: SessionStartIn
       if (report.costUSD !== undefined) cost.add(report.costUSD, model);
     }),
     userPrompt: guarded((report) => emit("user_prompt", userPromptAttributes(report.text, options))),
+    speculation: guarded((report) => {
+      const attributes = speculationAttributes(report);
+      emit("tool_speculation", attributes);
+      speculations.add(1, { tool_name: report.toolName, outcome: report.outcome });
+      if (report.wastedMs > 0) speculationWaste.add(report.wastedMs, { tool_name: report.toolName });
+    }),
     linesChanged: guarded((report) => {
       linesOfCode.add(report.added, { type: "added" });
       linesOfCode.add(report.removed, { type: "removed" });

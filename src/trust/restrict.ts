@@ -90,6 +90,9 @@ function restrictFile(file: SettingsFile): { settings: Settings; ignored: Ignore
       const on = Object.entries(value).filter(([, enabled]) => enabled !== false);
       if (Object.keys(off).length) kept.enabledPlugins = off;
       if (on.length) set("enabledPlugins", on.map(([id, enabled]) => `${id}: ${show(enabled)}`));
+    } else if (key === "speculativeToolCalls" && value === false) {
+      // Turning speculation off only narrows what runs.
+      kept.speculativeToolCalls = false;
     } else if (key === "hooks") {
       set("hooks", hookDetails(value));
     } else if (key === "lsp") {

@@ -4,7 +4,7 @@
  * call returns its result (after telling the hooks, so an audit hook sees every call), otherwise undefined.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { AnyObject, AnyTool, ToolResult, ToolUseContext, HookRunner, HookToolIdentity } from "../Tool.js";
+import type { AnyObject, AnyTool, SpeculativeRun, ToolResult, ToolUseContext, HookRunner, HookToolIdentity } from "../Tool.js";
 import type { PermissionDecision } from "../permissionTypes.js";
 import { describeUnavailableMcpServer, findToolByName, getCurrentTools, isDeferredTool } from "../registry.js";
 import { suggestToolName } from "../toolNames.js";
@@ -330,8 +330,11 @@ export function startCall(call: ResolvedCall): CallRun {
   const { tool, toolUseID } = call;
   emitStatus(call, "running", undefined, call.decision);
   const run = { progress: [] as ProgressUpdate[], finished: false, wake: undefined } as { -readonly [K in keyof CallRun]: CallRun[K] };
+  // A run started while the block streamed stands in for the call when it ran on the same input and verdict.
+  const speculative = claimSpeculativeRun(call);
   run.stopWatching = watchAbort(call.context.abortController.signal, () => {
     if (!call.settled) call.interrupted = true;
+    speculative?.abort(call.context.abortController.signal.reason);
     run.finished = true;
     wakeRun(run);
   });
@@ -343,16 +346,25 @@ export function startCall(call: ResolvedCall): CallRun {
   callContext.permissionDecision = call.decision;
   const checkpointWrites = trackWorkspaceWrites(call);
   let pending: Promise<ToolResult<unknown>>;
-  try {
-    pending = Promise.resolve(
-      tool.call(call.input, callContext, call.canUseTool, call.assistantMessage, (update) => {
-        if (run.finished) return;
-        run.progress.push({ type: "progress", toolUseID, data: update.data });
-        wakeRun(run);
-      }),
-    );
-  } catch (error) {
-    pending = Promise.reject(error);
+  if (speculative) {
+    pending = speculative.result;
+    speculative.onProgress((data) => {
+      if (run.finished) return;
+      run.progress.push({ type: "progress", toolUseID, data });
+      wakeRun(run);
+    });
+  } else {
+    try {
+      pending = Promise.resolve(
+        tool.call(call.input, callContext, call.canUseTool, call.assistantMessage, (update) => {
+          if (run.finished) return;
+          run.progress.push({ type: "progress", toolUseID, data: update.data });
+          wakeRun(run);
+        }),
+      );
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
   }
   if (checkpointWrites) pending = pending.finally(checkpointWrites);
   run.done = pending.then(
@@ -368,6 +380,16 @@ export function startCall(call: ResolvedCall): CallRun {
     },
   );
   return run;
+}
+
+function claimSpeculativeRun(call: ResolvedCall): SpeculativeRun | undefined {
+  const board = call.context.speculativeCalls;
+  if (!board) return undefined;
+  try {
+    return board.claim({ toolUseID: call.toolUseID, tool: call.tool, observable: call.observable, decision: call.decision });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Resolves at the run's next progress, its end, or an interrupt. */

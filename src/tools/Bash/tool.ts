@@ -93,6 +93,12 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
   // Read-only commands take no snapshot; the answer is asked after validateInput loaded the analysis.
   writesAnywhere: (input) => !(loaded(input)?.isReadOnly(input) ?? false),
   isConcurrencySafe: (input) => !input.run_in_background && (loaded(input)?.isConcurrencySafe(input) ?? false),
+  // Only what the read-only classifier accepts, in the foreground and the sandbox; its cwd change goes through the call's context.
+  isSpeculationSafe: (input) =>
+    !input.run_in_background && !input.dangerouslyDisableSandbox && Boolean(loaded(input)?.isReadOnly(input)) && Boolean(loaded(input)?.isConcurrencySafe(input)),
+  // The description is for people: two calls differing only there run the same command.
+  inputsEquivalent: (a, b) =>
+    a.command === b.command && a.timeout === b.timeout && Boolean(a.run_in_background) === Boolean(b.run_in_background) && Boolean(a.dangerouslyDisableSandbox) === Boolean(b.dangerouslyDisableSandbox),
   interruptBehavior: () => "cancel",
   toAutoClassifierInput: (input) => input.command,
   isResultTruncated: (output) => output.truncated,

@@ -58,6 +58,8 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
   userFacingName: () => "Search",
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
+  // Lists names and reads nothing else: safe to start while its input still streams.
+  isSpeculationSafe: () => true,
   interruptBehavior: () => "cancel",
   toAutoClassifierInput: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
   isResultTruncated: (output) => output.truncated || output.partial !== undefined,

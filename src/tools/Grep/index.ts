@@ -69,6 +69,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
   userFacingName: () => "Search",
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
+  isSpeculationSafe: () => true,
   interruptBehavior: () => "cancel",
   toAutoClassifierInput: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
   isResultTruncated: (output) => output.page.hasMore || output.partial !== undefined,

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 import { buildTool } from "../../core/buildTool.js";
 import type { ToolUseContext, ValidationResult } from "../../core/Tool.js";
@@ -329,6 +330,9 @@ export const ReadTool = buildTool({
   userFacingName: () => "Read",
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
+  // What it records (readFileState) goes through the call's context, which a speculative run keeps apart.
+  isSpeculationSafe: () => true,
+  inputsEquivalent: (a, b) => path.normalize(a.file_path) === path.normalize(b.file_path) && a.offset === b.offset && a.limit === b.limit && a.pages === b.pages,
   ...fileTarget<ReadInput>("file_path", "read"),
   toAutoClassifierInput: (input) => input.file_path,
   async validateInput(input, context) {

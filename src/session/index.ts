@@ -25,6 +25,8 @@ import { builtinToolNames, getBuiltinTools } from "../tools/index.js";
 import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type Sandbox } from "../sandbox/index.js";
 import { readLspSettings, startLsp } from "../lsp/index.js";
 import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
+import { createComputerTool } from "../tools/Computer/index.js";
+import { openExistingDisplay, startApp, startVirtualDisplay, type ComputerDisplay } from "../computer/x11.js";
 import { ListMcpResourcesTool, ReadMcpResourceTool } from "../tools/McpResources/index.js";
 import { decideTrust, folderMcpServers, restrictFolderSettings, type IgnoredSetting, type TrustDecision } from "../trust/index.js";
 
@@ -79,6 +81,13 @@ export interface SessionOptions {
    * for this run. Undefined: as the trust store and `trustedFolders` say; an untrusted folder's files only narrow.
    */
   trust?: boolean;
+  /**
+   * `--computer-use`: offer the computer tool, on DISPLAY when it answers, else on a virtual display (Xvfb)
+   * the session starts and stops. Without it the tool is offered only when DISPLAY answers.
+   */
+  computerUse?: boolean;
+  /** `--computer-use-app`: a shell command started in the computer tool's display, stopped with the session. */
+  computerUseApp?: string;
 }
 
 export interface Session {
@@ -102,6 +111,8 @@ export interface Session {
   trust: TrustDecision;
   /** What the folder's files would turn on and were set aside because it is not trusted (empty when trusted). */
   untrusted: IgnoredSetting[];
+  /** The display the computer tool operates, when it is offered. */
+  computer?: ComputerDisplay;
   /** Stop background tasks, disconnect MCP servers. */
   close(): Promise<void>;
 }
@@ -137,6 +148,22 @@ export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settin
   return { trust, all, settings: restricted.loaded, untrusted: [...restricted.ignored, ...(servers ? [servers] : [])] };
 }
 
+/** The display of the computer tool: DISPLAY when it answers, else (with --computer-use) a new Xvfb. */
+async function openComputerDisplay(options: SessionOptions, env: NodeJS.ProcessEnv, warnings: string[]): Promise<ComputerDisplay | undefined> {
+  const existing = env.DISPLAY ? await openExistingDisplay(env.DISPLAY) : undefined;
+  if (existing) {
+    if (options.computerUseApp) startApp(existing.display, options.computerUseApp, existing);
+    return existing;
+  }
+  if (!options.computerUse) return undefined;
+  try {
+    return await startVirtualDisplay({ app: options.computerUseApp });
+  } catch (err) {
+    warnings.push(`--computer-use: the computer tool is not offered: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
 /**
  * One session as `toolgate exec` and `toolgate mcp serve` run it: settings from every source, the permission
  * engine, command hooks, the built-in tools (plus MCP tools when asked), and an answer for what would ask.
@@ -168,7 +195,9 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   // Language servers start on the first edit of one of their files; the Diagnostics tool exists only with them.
   const lspServers = readLspSettings(merged);
   const lsp = Object.keys(lspServers).length ? await startLsp({ servers: lspServers, cwd, env, trusted: trust.trusted }) : undefined;
-  const defaultTools = lsp ? [...getBuiltinTools(), DiagnosticsTool] : getBuiltinTools();
+  // The computer tool exists only with a display it can reach.
+  const computer = options.tools ? undefined : await openComputerDisplay(options, env, warnings);
+  const defaultTools = [...getBuiltinTools(), ...(lsp ? [DiagnosticsTool] : []), ...(computer ? [createComputerTool(computer)] : [])];
   const permissionContext = buildPermissionContext({
     loaded: settings,
     cwd,
@@ -267,7 +296,9 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     sandbox,
     trust,
     untrusted,
+    computer,
     async close() {
+      await computer?.close();
       await context.tasks.stopAll();
       await mcp?.close();
       await lsp?.close();

@@ -91,12 +91,13 @@ export function startApp(display: string, command: string, owner: ComputerDispla
 
 /**
  * A virtual display (Xvfb) toolgate owns: Xvfb picks a free display number and writes it to a pipe once it
- * accepts clients, so nothing waits on a guess.
+ * accepts clients, so nothing waits on a guess. -noreset: without it the server resets (the pointer back in the
+ * middle) each time its last client leaves, and every xdotool call is a client of its own.
  */
 export async function startVirtualDisplay(options: VirtualDisplayOptions = {}): Promise<ComputerDisplay> {
   const width = options.width ?? 1280;
   const height = options.height ?? 800;
-  const xvfb = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp"], { stdio: ["ignore", "ignore", "pipe", "pipe"] });
+  const xvfb = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp", "-noreset"], { stdio: ["ignore", "ignore", "pipe", "pipe"] });
   let stderr = "";
   xvfb.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const number = await new Promise<string>((resolve, reject) => {

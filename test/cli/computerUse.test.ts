@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { probeDisplay } from "../../src/computer/x11.js";
 import { cliArgs, cliEnv } from "../cliCommand.js";
 import { tempDir } from "../helpers.js";
+import { agentEnv, project, runCli, serveModel } from "./agentRun.js";
 
 const hasX = spawnSync("sh", ["-c", "command -v Xvfb && command -v xdotool && command -v xterm && command -v import"]).status === 0;
 
@@ -44,5 +45,27 @@ describe.skipIf(!hasX)("toolgate exec --computer-use", () => {
     expect(textOf(where.content)).toContain("[321, 123]");
     const display = /virtual display (:\d+)/.exec(textOf(click.content))![1];
     expect(await probeDisplay(display)).toBeUndefined();
+  }, 60_000);
+});
+
+describe.skipIf(!hasX)("toolgate -p --computer-use against the scripted model", () => {
+  it("sends the native computer tool with the display's size to a Claude model and returns the screenshot to it", async () => {
+    const dir = project();
+    const server = await serveModel({
+      turns: [
+        { content: [{ type: "tool_use", id: "s1", name: "computer", input: { action: "screenshot" } }] },
+        { content: [{ type: "text", text: "I see a terminal." }] },
+      ],
+    });
+    const env = agentEnv(server, dir);
+    delete env.DISPLAY;
+    const run = await runCli(["-p", "look at the screen", "--cwd", dir, "--model", "claude-sonnet-4-5", "--no-sandbox", "--computer-use-app", "xterm"], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("I see a terminal.");
+    const [first, second] = server.requests();
+    expect(first.headers["anthropic-beta"]).toContain("computer-use-2025-01-24");
+    expect((first.body.tools as Array<Record<string, unknown>>).find((t) => t.name === "computer")).toMatchObject({ type: "computer_20250124", display_width_px: 1280, display_height_px: 800 });
+    const results = (second.body.messages as Array<{ content: Array<{ type: string; content?: Array<{ type: string }> }> }>).flatMap((m) => m.content).filter((b) => b.type === "tool_result");
+    expect(results.at(-1)!.content!.map((b) => b.type)).toEqual(["text", "image"]);
   }, 60_000);
 });

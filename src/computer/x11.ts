@@ -51,6 +51,8 @@ export async function openExistingDisplay(display: string): Promise<ComputerDisp
   return { display, screen, model: modelSize(screen), virtual: false, close: async () => {} };
 }
 
+const XVFB_START_TIMEOUT_MS = 15_000;
+
 export interface VirtualDisplayOptions {
   width?: number;
   height?: number;
@@ -109,11 +111,19 @@ export async function startVirtualDisplay(options: VirtualDisplayOptions = {}): 
     });
     xvfb.once("error", (err) => reject(new Error(`Xvfb could not start: ${err.message} (install the xvfb package)`)));
     xvfb.once("exit", (code) => reject(new Error(`Xvfb exited (${code}) before its display was ready: ${stderr.trim().split("\n").slice(-3).join(" ")}`)));
+    setTimeout(() => reject(new Error(`Xvfb did not report a ready display within ${XVFB_START_TIMEOUT_MS / 1000} s`)), XVFB_START_TIMEOUT_MS).unref();
+  }).catch(async (err: Error) => {
+    await stopProcess(xvfb, false);
+    throw err;
   });
   const display = `:${number}`;
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= stopProcess(xvfb, false));
-  const screen = (await probeDisplay(display)) ?? { width, height };
+  const screen = await probeDisplay(display);
+  if (!screen) {
+    await close();
+    throw new Error(`xdotool did not answer on the virtual display ${display} (install xdotool)`);
+  }
   const result: ComputerDisplay = { display, screen, model: modelSize(screen), virtual: true, pid: xvfb.pid, close };
   if (options.app) startApp(display, options.app, result);
   return result;

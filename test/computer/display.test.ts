@@ -172,3 +172,26 @@ describe.skipIf(!hasX)("the computer tool's permissions and scaling on a large s
     expect(Date.now() - started).toBeLessThan(10_000);
   }, 30_000);
 });
+
+describe("without the X programs", () => {
+  it("--computer-use says why the tool is not offered, and offers no computer tool", async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = tempDir();
+    try {
+      const session = await createSession({ cwd: tempDir(), home: tempDir(), env: envWithoutDisplay(), sandbox: false, computerUse: true });
+      expect(session.warnings.join("\n")).toContain("--computer-use: the computer tool is not offered: Xvfb could not start");
+      expect(session.context.options.tools.some((t) => t.name === "computer")).toBe(false);
+      expect(session.computer).toBeUndefined();
+      await session.close();
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it("without --computer-use and without DISPLAY, no tool and no warning", async () => {
+    const session = await createSession({ cwd: tempDir(), home: tempDir(), env: envWithoutDisplay(), sandbox: false });
+    expect(session.context.options.tools.some((t) => t.name === "computer")).toBe(false);
+    expect(session.warnings.join("\n")).not.toContain("computer");
+    await session.close();
+  });
+});

@@ -68,3 +68,32 @@ describe("the computer tool's tool type", () => {
     expect(fn.parameters.properties.action.enum).toEqual(expect.arrayContaining(["screenshot", "left_click", "type", "key", "hold_key", "zoom", "cursor_position", "left_click_drag", "scroll", "wait", "triple_click"]));
   });
 });
+
+describe("screenshots on OpenAI-compatible servers", () => {
+  it("a tool result's image follows the tool message in a user message, the tool message saying so", async () => {
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "ok" }] }] });
+    const provider = createOpenAIProvider({ model: "gpt-4o", apiKey: "k", baseURL: `${server.url}/v1`, retry: FAST_RETRY });
+    await collect(
+      provider.stream({
+        model: "gpt-4o",
+        system: "s",
+        maxTokens: 100,
+        messages: [
+          { role: "user", content: "look" },
+          { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "computer", input: { action: "screenshot" } }] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: [{ type: "text", text: "Screenshot." }, { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }] }] },
+        ],
+      }),
+    );
+    const messages = server.requests()[0].body.messages as Array<{ role: string; content: unknown; tool_call_id?: string }>;
+    const toolIndex = messages.findIndex((m) => m.role === "tool");
+    expect(messages[toolIndex].content).toBe("Screenshot.\n[An image (image/png) follows in the next user message.]");
+    expect(messages[toolIndex + 1]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "The image of tool result c1:" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+      ],
+    });
+  });
+});

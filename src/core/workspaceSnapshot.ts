@@ -27,9 +27,19 @@ export interface WorkspaceSnapshotLimits {
   maxFileBytes: number;
   /** Binary files (a NUL in the first 8000 bytes) larger than this are not kept. */
   maxBinaryBytes: number;
+  /**
+   * Working directories with more files than this are not tracked at all (a session started in a home
+   * directory would otherwise walk and copy all of it before every writing command).
+   */
+  maxFiles: number;
+  /** Nor once the copies kept would pass this many bytes. */
+  maxStoredBytes: number;
 }
 
-export const DEFAULT_SNAPSHOT_LIMITS: WorkspaceSnapshotLimits = { maxFileBytes: 5 * 1024 * 1024, maxBinaryBytes: 1024 * 1024 };
+export const DEFAULT_SNAPSHOT_LIMITS: WorkspaceSnapshotLimits = { maxFileBytes: 5 * 1024 * 1024, maxBinaryBytes: 1024 * 1024, maxFiles: 50_000, maxStoredBytes: 1024 * 1024 * 1024 };
+
+/** Thrown once the working directories are too large to track; every later call says so without walking. */
+export class WorkspaceTooLargeError extends Error {}
 
 export interface WorkspaceSnapshots {
   /** Bring the cache and the blob store up to date with the files under `roots` now (before a call). */
@@ -84,12 +94,21 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
   const gitignores = new Map<string, { mtimeMs: number; size: number; matcher: Ignore }>();
   let excludedDirs = new Set<string>();
   let storeReady = false;
+  let storedBytes = 0;
+  /** Set once a limit of the whole store was passed: tracking is off for the rest of the session. */
+  let givenUp: string | undefined;
   /** Ignore verdicts by path, valid while no .gitignore changed (matching is most of a pass's cost otherwise). */
   let verdicts = new Map<string, boolean>();
   /** Counts walks; an entry not stamped with the current one was not seen by it. */
   let pass = 0;
 
   const blobPath = (hash: string) => path.join(objectsDir, hash);
+
+  function giveUp(why: string): never {
+    givenUp = `Bash changes are not tracked in this session: ${why}`;
+    cache.clear();
+    throw new WorkspaceTooLargeError(givenUp);
+  }
 
   function storeBlob(hash: string, bytes: Buffer): void {
     const target = blobPath(hash);
@@ -98,6 +117,8 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
       ensurePrivateDirSync(objectsDir);
       storeReady = true;
     }
+    storedBytes += bytes.length;
+    if (storedBytes > limits.maxStoredBytes) giveUp(`the copies kept would pass ${mib(limits.maxStoredBytes)}`);
     const temp = `${target}.${process.pid}.tmp`;
     fs.writeFileSync(temp, bytes, { mode: PRIVATE_FILE_MODE });
     fs.renameSync(temp, target);
@@ -179,6 +200,12 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
 
   /** Every regular file under the roots that is not ignored, with its lstat. Symlinks are not followed or tracked. */
   function walk(roots: readonly string[], visit: (filePath: string, stat: fs.Stats) => void): void {
+    if (givenUp) throw new WorkspaceTooLargeError(givenUp);
+    let files = 0;
+    const counted = (filePath: string, stat: fs.Stats) => {
+      if (++files > limits.maxFiles) giveUp(`the working directories hold more than ${limits.maxFiles.toLocaleString("en-US")} files that are not ignored`);
+      visit(filePath, stat);
+    };
     // Walked paths are real paths: compare them with both forms of each excluded directory.
     excludedDirs = new Set(
       [storeDir, ...excluded].flatMap((dir) => {
@@ -202,7 +229,7 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
       const layers: IgnoreLayer[] = [];
       const exclude = gitignoreAt(root, ".git/info/exclude");
       if (exclude) layers.push({ base: root, matcher: exclude });
-      walkDir(root, layers, visit);
+      walkDir(root, layers, counted);
     }
   }
 

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createWorkspaceSnapshots } from "../../src/core/workspaceSnapshot.js";
+import { createWorkspaceSnapshots, DEFAULT_SNAPSHOT_LIMITS, WorkspaceTooLargeError } from "../../src/core/workspaceSnapshot.js";
 import { tempDir } from "../helpers.js";
 
 function tree(files: Record<string, string | Buffer>): string {
@@ -49,7 +49,7 @@ describe("workspace snapshots", () => {
 
   it("keeps files up to the limits; larger ones and large binaries are reported as not covered", () => {
     const dir = tree({ "big.txt": "t".repeat(300), "bin.dat": Buffer.alloc(200), "small.dat": Buffer.alloc(50) });
-    const snapshots = createWorkspaceSnapshots(path.join(tempDir(), "store"), [], { maxFileBytes: 250, maxBinaryBytes: 100 });
+    const snapshots = createWorkspaceSnapshots(path.join(tempDir(), "store"), [], { ...DEFAULT_SNAPSHOT_LIMITS, maxFileBytes: 250, maxBinaryBytes: 100 });
     snapshots.snapshot([dir]);
     for (const name of ["big.txt", "bin.dat", "small.dat"]) fs.appendFileSync(path.join(dir, name), "more");
     const changes = snapshots.changesSince([dir]);
@@ -58,5 +58,25 @@ describe("workspace snapshots", () => {
       ["big.txt", "larger than 250 bytes (300 bytes)"],
       ["bin.dat", "a binary file larger than 100 bytes (200 bytes)"],
     ]);
+  });
+
+  it("a working directory with more files than the limit is not tracked, and every later call says so without walking", () => {
+    const dir = tree({ "a.txt": "a", "b.txt": "b", "c.txt": "c", "ignored/x.txt": "x", ".gitignore": "ignored/\n" });
+    const store = path.join(tempDir(), "store");
+    const snapshots = createWorkspaceSnapshots(store, [], { ...DEFAULT_SNAPSHOT_LIMITS, maxFiles: 3 });
+    expect(() => snapshots.snapshot([dir])).toThrow(WorkspaceTooLargeError);
+    expect(() => snapshots.snapshot([dir])).toThrow(/not tracked in this session: the working directories hold more than 3 files/);
+    fs.rmSync(path.join(dir, "c.txt"));
+    // the verdict holds for the session, even once the tree shrank
+    expect(() => snapshots.changesSince([dir])).toThrow(WorkspaceTooLargeError);
+    // ignored files do not count: four files, one ignored, and .gitignore itself
+    const fits = createWorkspaceSnapshots(path.join(tempDir(), "store"), [], { ...DEFAULT_SNAPSHOT_LIMITS, maxFiles: 3 });
+    expect(() => fits.snapshot([dir])).not.toThrow();
+  });
+
+  it("stops keeping copies once they would pass the byte budget", () => {
+    const dir = tree({ "a.txt": "a".repeat(60), "b.txt": "b".repeat(60) });
+    const snapshots = createWorkspaceSnapshots(path.join(tempDir(), "store"), [], { ...DEFAULT_SNAPSHOT_LIMITS, maxStoredBytes: 100 });
+    expect(() => snapshots.snapshot([dir])).toThrow(/copies kept would pass 100 bytes/);
   });
 });

@@ -96,6 +96,51 @@ for (const [label, runs, scope] of [
     detail: `${fmt(median(runs))} vs ${fmt(b)}, median of ${ROUNDS} alternating; wrapping ${fmt(median(wrapOnly))}`,
   });
 }
+// The long-lived sandbox (TOOLGATE_SANDBOX_PERSISTENT, read per call) vs --no-sandbox, and the unsandboxed
+// call vs `bash -c` spawned from Node: side by side, alternating, in this one process.
+const { spawn } = await import("node:child_process");
+const bareSpawn = () =>
+  new Promise<number>((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn("/bin/bash", ["-c", "true"], { cwd, stdio: "ignore" });
+    child.on("error", reject);
+    child.on("close", () => resolve(performance.now() - start));
+  });
+const persistentSession = await createSession({ cwd, home, env });
+const withPersistent = async <T>(on: boolean, run: () => Promise<T>) => {
+  const was = process.env.TOOLGATE_SANDBOX_PERSISTENT;
+  process.env.TOOLGATE_SANDBOX_PERSISTENT = on ? "1" : "0";
+  try {
+    return await run();
+  } finally {
+    if (was === undefined) delete process.env.TOOLGATE_SANDBOX_PERSISTENT;
+    else process.env.TOOLGATE_SANDBOX_PERSISTENT = was;
+  }
+};
+const firstPersistentStart = performance.now();
+await withPersistent(true, () => call(persistentSession, "true"));
+const firstPersistent = performance.now() - firstPersistentStart;
+const persistentRuns: number[] = [];
+const perCommandRuns: number[] = [];
+const outsideRuns: number[] = [];
+const spawnRuns: number[] = [];
+for (let i = 0; i < ROUNDS; i++) {
+  persistentRuns.push(await withPersistent(true, () => call(persistentSession, "true")));
+  perCommandRuns.push(await withPersistent(false, () => call(sandboxed, "true")));
+  outsideRuns.push(await call(bare, "true"));
+  spawnRuns.push(await bareSpawn());
+}
+console.log(`  long-lived sandbox: first call ${fmt(firstPersistent)}; per call ${fmt(median(persistentRuns))} vs a sandbox per command ${fmt(median(perCommandRuns))} vs unsandboxed ${fmt(median(outsideRuns))} vs bash -c from Node ${fmt(median(spawnRuns))}`);
+for (const [what, runs, peer, peerRuns] of [
+  ["Bash `true` in the long-lived sandbox (read-only)", persistentRuns, "the same call with --no-sandbox", outsideRuns],
+  ["Bash `true` in a sandbox per command (read-only)", perCommandRuns, "the same call with --no-sandbox", outsideRuns],
+  ["Bash `true` with --no-sandbox (runToolUse)", outsideRuns, "`bash -c true` spawned from Node", spawnRuns],
+] as const) {
+  const { ratio, spread } = pairedRatios([...runs], [...peerRuns]);
+  console.log(`  ratio ${what} / ${peer}: ${ratio.toFixed(2)}x`);
+  reportRow({ what, peer, ratio, spread, detail: `${fmt(median([...runs]))} vs ${fmt(median([...peerRuns]))}, median of ${ROUNDS} alternating` });
+}
+await persistentSession.close();
 await sandboxed.close();
 await writable.close();
 await bare.close();

@@ -45,6 +45,8 @@ export interface AgentTypeDirs {
   home: string;
   /** The user's home directory: `~/.claude/agents`. Default os.homedir(). */
   userHome?: string;
+  /** Plugins' agent folders: their types are named `<plugin>:<name>`. */
+  plugins?: ReadonlyArray<{ name: string; root: string; agentRoots: ReadonlyArray<{ root: string; only?: string }> }>;
 }
 
 export interface LoadedAgentTypes {
@@ -75,10 +77,11 @@ function toolList(value: unknown): string[] | undefined | Error {
   return names;
 }
 
-/** One agent file; throws with a message that says what to fix. */
-export function parseAgentFile(file: string, text: string): AgentTypeDefinition {
+/** One agent file; throws with a message that says what to fix. A plugin's file may leave `name` out (the file's name is used). */
+export function parseAgentFile(file: string, text: string, defaultName?: string): AgentTypeDefinition {
   const { attributes, body } = parseFrontMatter(text);
-  const { name, description, model, maxTurns } = attributes;
+  const { description, model, maxTurns } = attributes;
+  const name = attributes.name ?? defaultName;
   if (typeof name !== "string" || !NAME.test(name)) throw new Error("front matter needs `name:` made of letters, digits, `-`, `_` or `.` (at most 64)");
   if (typeof description !== "string" || !description.trim()) throw new Error("front matter needs a `description:` saying when to use this agent");
   if (model !== undefined && (typeof model !== "string" || !model.trim())) throw new Error("`model` must be `inherit`, `small` or a model id");
@@ -97,10 +100,45 @@ export function parseAgentFile(file: string, text: string): AgentTypeDefinition 
   };
 }
 
+/** A plugin's agent files, named `<plugin>:<name>`; each must resolve inside the plugin folder. */
+function loadPluginAgents(plugin: NonNullable<AgentTypeDirs["plugins"]>[number], custom: Map<string, AgentTypeDefinition>, warnings: string[]): void {
+  let realRoot: string;
+  try {
+    realRoot = fs.realpathSync(plugin.root);
+  } catch {
+    return;
+  }
+  for (const { root, only } of plugin.agentRoots) {
+    let names: string[];
+    try {
+      names = only ? [only] : fs.readdirSync(root).sort();
+    } catch {
+      continue;
+    }
+    for (const entry of names.filter((n) => n.endsWith(".md"))) {
+      const file = path.join(root, entry);
+      try {
+        const real = fs.realpathSync(file);
+        const relative = path.relative(realRoot, real);
+        if (relative.startsWith("..") || path.isAbsolute(relative)) throw new Error(`it links to ${real}, outside the plugin folder ${plugin.root}`);
+        const stat = fs.statSync(real);
+        if (!stat.isFile()) continue;
+        if (stat.size > 256 * 1024) throw new Error("the file is larger than 256 KB");
+        const type = parseAgentFile(file, fs.readFileSync(real, "utf8"), entry.slice(0, -".md".length));
+        const name = `${plugin.name}:${type.name}`;
+        if (!custom.has(name)) custom.set(name, { ...type, name });
+      } catch (err) {
+        warnings.push(`agent file ${file} was skipped: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
 /** Reads every agent file; the first definition of a name (in precedence order) wins. */
 export function loadAgentTypes(dirs: AgentTypeDirs): LoadedAgentTypes {
   const warnings: string[] = [];
   const custom = new Map<string, AgentTypeDefinition>();
+  for (const plugin of dirs.plugins ?? []) loadPluginAgents(plugin, custom, warnings);
   for (const dir of agentTypeDirs(dirs)) {
     let entries: fs.Dirent[];
     try {
@@ -125,4 +163,34 @@ export function loadAgentTypes(dirs: AgentTypeDirs): LoadedAgentTypes {
   }
   const types = BUILTIN_AGENT_TYPES.filter((t) => !custom.has(t.name)).concat([...custom.values()].sort((a, b) => a.name.localeCompare(b.name)));
   return { types, warnings };
+}
+
+/**
+ * Agents defined inline, Claude Code's `--agents` / the SDK's `agents` shape: `{name: {description, prompt,
+ * tools?, model?, maxTurns?}}`. An entry without a description or a prompt is a problem and left out.
+ */
+export function parseInlineAgents(value: unknown, source: string): { agents: AgentTypeDefinition[]; problems: string[] } {
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+  const agents: AgentTypeDefinition[] = [];
+  const problems: string[] = [];
+  if (!isObject(value)) return { agents, problems: ["must be an object mapping agent names to {description, prompt}"] };
+  for (const [name, raw] of Object.entries(value)) {
+    if (!isObject(raw) || typeof raw.prompt !== "string" || typeof raw.description !== "string") {
+      problems.push(`agents.${name} needs a description and a prompt`);
+      continue;
+    }
+    const tools = Array.isArray(raw.tools) ? raw.tools.filter((t): t is string => typeof t === "string") : [];
+    // Claude's model aliases mean nothing to another provider: such an agent runs on the session's model.
+    const model = typeof raw.model === "string" && !["sonnet", "opus", "haiku", "inherit"].includes(raw.model) ? raw.model : "inherit";
+    agents.push({
+      name,
+      description: raw.description,
+      systemPrompt: raw.prompt,
+      ...(tools.length ? { tools } : {}),
+      model,
+      ...(typeof raw.maxTurns === "number" && Number.isInteger(raw.maxTurns) && raw.maxTurns > 0 ? { maxTurns: raw.maxTurns } : {}),
+      source,
+    });
+  }
+  return { agents, problems };
 }

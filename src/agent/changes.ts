@@ -156,6 +156,15 @@ export function summarizeMessageChanges(history: FileHistory, messageId: string,
   return summarize(files);
 }
 
+/** Files the session changed that its checkpoints do not cover (a snapshot skipped them), with why; paths as displayed. */
+export function uncoveredChanges(history: FileHistory, cwd: string): Array<{ path: string; reason: string }> {
+  const seen = new Map<string, string>();
+  for (const messageId of history.messageIds()) {
+    for (const { filePath, reason } of history.uncoveredFiles(messageId)) if (!seen.has(filePath)) seen.set(filePath, reason);
+  }
+  return [...seen].map(([filePath, reason]) => ({ path: displayPath(filePath, cwd), reason })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
 /** Every file the session changed, from its first checkpoint in the session to now, with its hunks. */
 export function diffSession(history: FileHistory, cwd: string): { summary: ChangeSummary; diffs: FileDiff[] } {
   const first = new Map<string, { bytes: Buffer; mode?: number } | null>();

@@ -17,7 +17,9 @@ export interface CustomCommand {
   qualifiedName: string;
   /** The sub-folders, joined by `:` (`frontend`); absent at the top. */
   namespace?: string;
-  scope: "project" | "user";
+  scope: "project" | "user" | "plugin";
+  /** The plugin that brings it (its qualified name starts with `<plugin>:`). */
+  plugin?: string;
   file: string;
   description: string;
   argumentHint?: string;
@@ -46,6 +48,8 @@ export interface CommandLocations {
   home: string;
   /** The user's home directory: `~/.claude/commands`. */
   userHome?: string;
+  /** Plugins' command folders: after the project's and the user's, each command also answers to `/<plugin>:<name>`. */
+  plugins?: ReadonlyArray<{ name: string; root: string; commandRoots: ReadonlyArray<{ root: string; only?: string }>; skillRoots?: readonly string[] }>;
 }
 
 const COMMAND_FOLDERS = [path.join(".toolgate", "commands"), path.join(".claude", "commands")] as const;
@@ -124,7 +128,17 @@ function parseCommandFile(text: string): ReturnType<typeof parseFrontMatter> {
   }
 }
 
-function readCommand(root: string, relative: string, scope: CustomCommand["scope"]): CustomCommand | string {
+interface CommandRoot {
+  root: string;
+  scope: CustomCommand["scope"];
+  /** The folder every file must resolve inside, symlinks followed (a project's; a plugin's). */
+  owner?: string;
+  plugin?: string;
+  only?: string;
+}
+
+function readCommand(where: CommandRoot, relative: string): CustomCommand | string {
+  const { root, scope } = where;
   const file = path.join(root, relative);
   const bad = (message: string) => `${file}: ${message}; the command was skipped`;
   const segments = relative.slice(0, -".md".length).split(path.sep);
@@ -139,9 +153,9 @@ function readCommand(root: string, relative: string, scope: CustomCommand["scope
   // A FIFO or a device would block or never end.
   if (!stat.isFile()) return bad("not a regular file");
   if (stat.size > MAX_COMMAND_FILE_BYTES) return bad(`${stat.size} bytes, more than the ${MAX_COMMAND_FILE_BYTES} a command file may have`);
-  // A cloned repository must not turn a link to a secret into a command (see linksOutside for skills).
-  if (scope === "project") {
-    const owner = path.resolve(root, "..", "..");
+  // A cloned repository (or a plugin) must not turn a link to a secret into a command (see linksOutside for skills).
+  if (where.owner) {
+    const owner = where.owner;
     let real: string;
     let realOwner: string;
     try {
@@ -151,7 +165,7 @@ function readCommand(root: string, relative: string, scope: CustomCommand["scope
       return bad("its real path cannot be resolved");
     }
     const relative = path.relative(realOwner, real);
-    if (relative.startsWith("..") || path.isAbsolute(relative)) return bad(`it links to ${real}, outside ${owner}, and a project's skills and commands must stay inside it`);
+    if (relative.startsWith("..") || path.isAbsolute(relative)) return bad(`it links to ${real}, outside ${owner}, and a ${scope}'s skills and commands must stay inside it`);
   }
   let doc;
   try {
@@ -170,13 +184,15 @@ function readCommand(root: string, relative: string, scope: CustomCommand["scope
   if (model === false) return bad("model must be text");
   if (!body.trim()) return bad("it has no prompt after the front matter");
   const name = segments[segments.length - 1];
-  const namespace = segments.length > 1 ? segments.slice(0, -1).join(":") : undefined;
+  const qualified = where.plugin ? [where.plugin, ...segments] : segments;
+  const namespace = qualified.length > 1 ? qualified.slice(0, -1).join(":") : undefined;
   const heading = body.split(/\r?\n/).find((l) => l.trim() !== "")!.replace(/^#+\s*/, "").trim();
   return {
     name,
-    qualifiedName: segments.join(":"),
+    qualifiedName: qualified.join(":"),
     ...(namespace ? { namespace } : {}),
     scope,
+    ...(where.plugin ? { plugin: where.plugin } : {}),
     file,
     description: (description ?? "").replace(/\s+/g, " ").trim() || (heading.length > MAX_DESCRIPTION_CHARS ? `${heading.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : heading),
     ...(hint ? { argumentHint: hint } : {}),
@@ -184,6 +200,33 @@ function readCommand(root: string, relative: string, scope: CustomCommand["scope
     ...(model ? { model } : {}),
     body,
   };
+}
+
+/** The skills of one plugin skills folder as commands named `<plugin>:<skill name>`. */
+function pluginSkillCommands(root: string, plugin: { name: string; root: string }): CustomCommand[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(root, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const out: CustomCommand[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const relative = path.join(entry.name, "SKILL.md");
+    if (!fs.existsSync(path.join(root, relative))) continue;
+    const loaded = readCommand({ root, scope: "plugin", owner: plugin.root, plugin: plugin.name }, relative);
+    // The skill catalog reports a bad SKILL.md already.
+    if (typeof loaded === "string") continue;
+    let name: unknown = entry.name;
+    try {
+      name = parseFrontMatter(fs.readFileSync(loaded.file, "utf8")).attributes.name ?? entry.name;
+    } catch {
+      continue;
+    }
+    if (typeof name !== "string" || !NAME_SEGMENT.test(name)) continue;
+    out.push({ ...loaded, name, qualifiedName: `${plugin.name}:${name}`, namespace: plugin.name });
+  }
+  return out;
 }
 
 /** `/name`'s prompt: the body with the arguments put in (appended when it has no placeholder). */
@@ -198,26 +241,29 @@ export function parseSlashCommand(prompt: string): { name: string; args: string 
 }
 
 export function loadCustomCommands(locations: CommandLocations): CustomCommands {
-  const roots: Array<{ root: string; scope: CustomCommand["scope"] }> = [
-    ...projectDirectories(locations.cwd).flatMap((dir) => COMMAND_FOLDERS.map((folder) => ({ root: path.join(dir, folder), scope: "project" as const }))),
+  const roots: CommandRoot[] = [
+    ...projectDirectories(locations.cwd).flatMap((dir) => COMMAND_FOLDERS.map((folder) => ({ root: path.join(dir, folder), scope: "project" as const, owner: dir }))),
     { root: path.join(locations.home, "commands"), scope: "user" },
     { root: path.join(locations.userHome ?? os.homedir(), ".claude", "commands"), scope: "user" },
+    ...(locations.plugins ?? []).flatMap((plugin) => plugin.commandRoots.map((r) => ({ ...r, scope: "plugin" as const, owner: plugin.root, plugin: plugin.name }))),
   ];
   const commands: CustomCommand[] = [];
   const problems: string[] = [];
   const byQualified = new Map<string, CustomCommand>();
   const byName = new Map<string, CustomCommand>();
   const seenRoots = new Set<string>();
-  for (const { root, scope } of roots) {
-    if (seenRoots.has(root)) continue;
-    seenRoots.add(root);
-    let files = markdownFiles(root);
+  for (const where of roots) {
+    const { root } = where;
+    const key = where.only ? path.join(root, where.only) : root;
+    if (seenRoots.has(key)) continue;
+    seenRoots.add(key);
+    let files = where.only ? (where.only.endsWith(".md") ? [where.only] : []) : markdownFiles(root);
     if (files.length > MAX_FILES_PER_ROOT) {
       problems.push(`${root}: ${files.length} command files; only the first ${MAX_FILES_PER_ROOT} were loaded`);
       files = files.slice(0, MAX_FILES_PER_ROOT);
     }
     for (const relative of files) {
-      const loaded = readCommand(root, relative, scope);
+      const loaded = readCommand(where, relative);
       if (typeof loaded === "string") {
         problems.push(loaded);
         continue;
@@ -232,6 +278,16 @@ export function loadCustomCommands(locations: CommandLocations): CustomCommands 
       if (sameName) problems.push(`/${loaded.name} runs ${sameName.file}; use /${loaded.qualifiedName} for ${loaded.file}`);
       else byName.set(loaded.name, loaded);
       commands.push(loaded);
+    }
+  }
+  // A plugin's skills also run as `/<plugin>:<skill>` (as in Claude Code); never by the bare name.
+  for (const plugin of locations.plugins ?? []) {
+    for (const root of plugin.skillRoots ?? []) {
+      for (const skill of pluginSkillCommands(root, plugin)) {
+        if (byQualified.has(skill.qualifiedName)) continue;
+        byQualified.set(skill.qualifiedName, skill);
+        commands.push(skill);
+      }
     }
   }
   const find = (name: string) => {

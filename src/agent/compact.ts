@@ -148,20 +148,34 @@ export async function compactHistory(args: {
   force?: boolean;
   focus?: string;
   signal?: AbortSignal;
+  /** For PreCompact hooks: /compact (or the control request) is manual, the loop's own compaction auto. Default: manual when forced. */
+  trigger?: "manual" | "auto";
 }): Promise<CompactionOutcome> {
   const { messages } = args;
   const tokensBefore = countContextTokens(messages, args.state.lastUsage).tokens;
+  const trigger = args.trigger ?? (args.force ? "manual" : "auto");
+  const hooks = await args.context.hookRunner?.preCompact?.({ context: args.context, trigger, customInstructions: args.focus ?? "" });
+  // Claude Code lets a PreCompact hook stop a compaction the user asked for; the loop's own goes on (the request must fit).
+  if (hooks?.block && trigger === "manual") {
+    return { kind: "failed", tokensBefore, tokensAfter: tokensBefore, message: `a PreCompact hook blocked the compaction: ${hooks.block.reason}` };
+  }
+  // What the user should hear from the hooks rides on the outcome's one-sentence message.
+  const hookNote = [
+    ...(hooks?.block ? [`a PreCompact hook asked to block it (${hooks.block.reason}), but an automatic compaction must go on`] : []),
+    ...(hooks?.notices ?? []).filter((n) => n.level !== "info").map((n) => n.message),
+  ].join("; ");
+  const withNote = (outcome: CompactionOutcome): CompactionOutcome => (hookNote ? { ...outcome, message: `${outcome.message} (${hookNote})` } : outcome);
   if (!args.force) {
     const cleared = clearOldToolOutputs(messages, args.threshold * RECENT_SHARE);
     const afterClearing = countContextTokens(messages).tokens;
     if (cleared > 0 && afterClearing < args.threshold) {
       args.state.lastUsage = undefined;
-      return { kind: "cleared", tokensBefore, tokensAfter: afterClearing, message: `cleared ${cleared} old tool output(s)` };
+      return withNote({ kind: "cleared", tokensBefore, tokensAfter: afterClearing, message: `cleared ${cleared} old tool output(s)` });
     }
   }
   const start = tailStart(messages, args.threshold * RECENT_SHARE);
   const older = messages.slice(0, start);
-  if (older.length === 0) return { kind: "failed", tokensBefore, tokensAfter: tokensBefore, message: "nothing older than the recent turns to summarise" };
+  if (older.length === 0) return withNote({ kind: "failed", tokensBefore, tokensAfter: tokensBefore, message: "nothing older than the recent turns to summarise" });
   const assembler = new MessageAssembler();
   try {
     const instruction = `Summarise the conversation above as instructed.${args.focus ? ` Focus on: ${args.focus}` : ""}`;
@@ -183,7 +197,7 @@ export async function compactHistory(args: {
   const summary = textOf(assembler.message().content).trim();
   if (!assembler.stop?.complete || !summary) {
     const why = assembler.errors.at(-1)?.message ?? "the model gave no summary";
-    return { kind: "failed", tokensBefore, tokensAfter: tokensBefore, message: `compaction failed: ${why}` };
+    return withNote({ kind: "failed", tokensBefore, tokensAfter: tokensBefore, message: `compaction failed: ${why}` });
   }
   const requests = older.flatMap((m) => {
     const text = promptText(m);
@@ -210,5 +224,5 @@ export async function compactHistory(args: {
   messages.splice(0, messages.length, head, ...bridge, ...tail);
   args.state.lastUsage = undefined;
   const tokensAfter = countContextTokens(messages).tokens + estimateTokens(args.system.join("\n"));
-  return { kind: "summarised", tokensBefore, tokensAfter, message: `summarised ${older.length} older message(s)` };
+  return withNote({ kind: "summarised", tokensBefore, tokensAfter, message: `summarised ${older.length} older message(s)` });
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
-import type { AnyTool, CanUseToolFn, McpClientInfo, ToolUseContext } from "../core/Tool.js";
+import type { AnyTool, CanUseToolFn, HookRunEvent, McpClientInfo, SessionHookOutcome, ToolUseContext } from "../core/Tool.js";
 import type { AssistantMessage, DocumentBlock, ImageBlock, Message, TextBlock, UserMessage } from "../core/messages.js";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionMode } from "../core/permissionTypes.js";
 import { formatError } from "../core/errors.js";
@@ -53,6 +53,10 @@ export interface HeadlessOptions {
   outputFormat: OutputFormat;
   verbose?: boolean;
   includePartialMessages?: boolean;
+  /** `--include-hook-events`: a hook_started and a hook_response system message for each hook run (stream-json). */
+  includeHookEvents?: boolean;
+  /** Hook runs observed before this run started (SessionStart), reported first with includeHookEvents. */
+  earlyHookEvents?: readonly HookRunEvent[];
   maxTurns?: number;
   signal: AbortSignal;
   /** `--permission-prompt-tool`: the MCP tool that answers asks. */
@@ -77,6 +81,11 @@ export interface HeadlessOptions {
   about?: HeadlessAbout;
   /** Another main model (`set_model`); absent: set_model is refused. */
   switchModel?: (model: string) => Provider;
+  /** `--fallback-model`: a provider for it, tried once when a request of the main model fails as overloaded or not found. */
+  fallbackProvider?: () => Provider;
+  fallbackModelName?: string;
+  /** Runs SessionEnd hooks; the caller's, so a signal handler and the run's end share one run. Default: the session's hook runner. */
+  endSession?: () => Promise<SessionHookOutcome | undefined>;
   /** `--max-thinking-tokens` (and set_max_thinking_tokens later). */
   thinkingTokens?: number;
   /** `--max-budget-usd`: the run stops once its estimated cost reaches this. */
@@ -91,6 +100,8 @@ export interface HeadlessAbout {
   commands: Array<{ name: string; description: string; argumentHint: string }>;
   agents: Array<{ name: string; description: string; model?: string }>;
   skills: string[];
+  /** The session's plugins (Claude Code's init line names each with its folder). */
+  plugins?: Array<{ name: string; path: string }>;
   apiKeySource: string;
   additionalDirectories: string[];
 }
@@ -185,6 +196,23 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     if (!streaming && options.verbose) options.diagnostics.write(`[toolgate] ${text}\n`);
   };
 
+  const hookRunner = session.context.hookRunner;
+  const emitHookRun = (event: HookRunEvent) => {
+    const named = { hook_id: event.hookId, hook_name: event.hookName, hook_event: event.hookEvent };
+    if (event.type === "started") void emit({ type: "system", subtype: "hook_started", ...named });
+    else void emit({ type: "system", subtype: "hook_response", ...named, output: event.output, stdout: event.stdout, stderr: event.stderr, ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }), outcome: event.outcome });
+  };
+  const watchHooks = streaming && options.includeHookEvents;
+  // Hooks that ran while the session started (SessionStart) come first.
+  if (watchHooks) for (const event of options.earlyHookEvents ?? []) emitHookRun(event);
+  const stopObserving = watchHooks ? hookRunner?.observe?.(emitHookRun) : undefined;
+  const reportHookNotices = (notices: readonly { hookEvent: string; level: string; message: string }[]) => {
+    for (const notice of notices) {
+      void emitOwn({ type: "system", subtype: "notice", level: notice.level, message: notice.message });
+      if (!streaming || options.verbose) options.diagnostics.write(`[toolgate] ${notice.hookEvent} hook ${notice.level}: ${notice.message}\n`);
+    }
+  };
+
   // Rules an answer asked to remember, and what could not be: the same lines as the loop's notices.
   const notify = (level: "info" | "warning", message: string) => {
     void emitOwn({ type: "system", subtype: "notice", level, message });
@@ -199,6 +227,8 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       const reason = ask?.decisionReason;
       const turn = current;
       let response: Record<string, unknown>;
+      // The session now waits for the person: Notification hooks run beside the question, never delaying it.
+      void hookRunner?.notification?.({ context: session.context, message: `toolgate needs your permission to use ${tool.name}`, notificationType: "permission_prompt" }).then((outcome) => reportHookNotices(outcome.notices));
       try {
         response = await channel.request(
           "can_use_tool",
@@ -290,7 +320,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       output_style: "default",
       agents: about?.agents.map((a) => a.name) ?? [],
       skills: about?.skills ?? [],
-      plugins: [],
+      plugins: about?.plugins ?? [],
       additional_directories: about?.additionalDirectories ?? [],
       sandbox_enabled: session.context.sandbox?.status === "active",
       capabilities: ["interrupt_receipt_v1"],
@@ -343,9 +373,10 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       }
       let reminders = 0;
       let echoSkipped = false;
+      const fallbackProvider = options.fallbackProvider && provider.model !== options.fallbackModelName ? options.fallbackProvider() : undefined;
       for (;;) {
         let part: AgentResult | undefined;
-        for await (const event of query(next, { provider, context: session.context, canUseTool, system: options.system, messages, maxTurns: options.maxTurns, signal: current.signal, compaction, ...(thinkingTokens ? { thinking: { budgetTokens: thinkingTokens } } : {}) })) {
+        for await (const event of query(next, { provider, context: session.context, canUseTool, system: options.system, messages, maxTurns: options.maxTurns, signal: current.signal, compaction, ...(fallbackProvider ? { fallbackProvider } : {}), ...(thinkingTokens ? { thinking: { budgetTokens: thinkingTokens } } : {}) })) {
           if (event.type === "result") part = event.result;
           else if (event.type === "user" && !echoSkipped) {
             // The prompt itself is not echoed (Claude Code does not); it is still in the transcript.
@@ -425,6 +456,16 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         await emitOwn({ type: "change_summary", turn: event.turn, message_id: event.messageId, ...changeSummaryJson(event.summary) });
         diagnose(`changes in turn ${event.turn}:\n${formatStat(event.summary).trimEnd()}`);
         break;
+      case "model_fallback":
+        // The rest of the session goes on with the fallback model, as after set_model.
+        try {
+          if (options.switchModel) provider = options.switchModel(event.to);
+        } catch (err) {
+          notify("warning", `the session stays on ${provider.model} after the fallback request: ${formatError(err)}`);
+        }
+        // The SDK's informational banner (a host shows `content`); the models are there for programs.
+        await emit({ type: "system", subtype: "informational", level: "warning", content: `${event.from} is unavailable (${event.reason}); retrying on the fallback model ${event.to}.`, from_model: event.from, to_model: event.to, reason: event.reason });
+        break;
       case "notice":
         await emitOwn({ type: "system", subtype: "notice", level: event.level, message: event.message });
         if (!streaming || (options.verbose && !options.toolgateEvents)) options.diagnostics.write(`[toolgate] ${event.level}: ${event.message}\n`);
@@ -456,7 +497,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
   /** `/compact [focus]` as a prompt: summarise now, whatever the size. */
   const compactByHand = async (focus: string | undefined): Promise<AgentResult> => {
     const started = Date.now();
-    const outcome = await compactHistory({ messages, provider, context: session.context, system: options.system, threshold: options.compactionThreshold ?? Number.MAX_SAFE_INTEGER, state: compactionState, force: true, focus, signal: options.signal });
+    const outcome = await compactHistory({ messages, provider, context: session.context, system: options.system, threshold: options.compactionThreshold ?? Number.MAX_SAFE_INTEGER, state: compactionState, force: true, focus, signal: options.signal, trigger: "manual" });
     await reportCompaction(outcome, "manual", outcome.kind === "failed" ? undefined : [...messages]);
     const ok = outcome.kind !== "failed";
     return {
@@ -558,6 +599,10 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     // The model was told why each call was denied; the person is told too, with what would allow it.
     if (!streaming) for (const denial of totals.denials.length ? totals.denials : last.permissionDenials) options.diagnostics.write(`${denialLine(denial, deniedText.get(denial.toolUseID))}\n`);
   }
+  // SessionEnd: once, when the run is over; it cannot block, and each hook's own timeout bounds the wait.
+  const ended = await (options.endSession ? options.endSession() : hookRunner?.sessionEnd?.({ context: session.context, reason: "other" }));
+  if (ended) reportHookNotices(ended.notices);
+  stopObserving?.();
   const unansweredAsks = (totals.denials.length ? totals.denials : last.permissionDenials).filter((d) => unanswered.has(d.toolUseID)).length;
   return { ...last, ...(unansweredAsks ? { unansweredAsks } : {}) };
 
@@ -712,7 +757,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         return rewind(requestId, request);
       case "mcp_status":
         return answer(requestId, {
-          mcpServers: (session.mcp?.clients ?? []).map((c) => ({ name: c.name, status: c.status === "connected" ? "connected" : c.status === "pending" ? "pending" : "failed", ...(c.error ? { error: c.error } : {}) })),
+          mcpServers: (session.mcp?.clients ?? []).map((c) => ({ name: c.name, status: c.status === "connected" || c.status === "pending" || c.status === "needs-auth" ? c.status : "failed", ...(c.error ? { error: c.error } : {}) })),
         });
       case "get_context_usage": {
         const count = countContextTokens(messages, compactionState.lastUsage);
@@ -769,7 +814,9 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
     }
     const index = checkpoints.indexOf(from);
     const files = [...new Set(checkpoints.slice(Math.max(0, index)).flatMap((id) => history.changedFiles(id)))];
-    if (request.dry_run === true) return answer(requestId, index < 0 ? { canRewind: false, error: `No file changes were recorded for message ${from}.` } : { canRewind: true, filesChanged: files });
+    // Files a snapshot could not keep are named too: the rewind will leave them as they are.
+    const uncovered = [...new Set(checkpoints.slice(Math.max(0, index)).flatMap((id) => history.uncoveredFiles(id).map((u) => `${u.filePath}: not restorable (${u.reason})`)))];
+    if (request.dry_run === true) return answer(requestId, index < 0 ? { canRewind: false, error: `No file changes were recorded for message ${from}.` } : { canRewind: true, filesChanged: files, ...(uncovered.length ? { error: uncovered.join("; ") } : {}) });
     try {
       const result = rewindFiles(session.context, from);
       return answer(requestId, { canRewind: true, filesChanged: [...result.restored, ...result.deleted], restored: result.restored, deleted: result.deleted, errors: result.errors, ...(result.errors.length ? { error: result.errors.map((e) => `${e.filePath}: ${e.message}`).join("; ") } : {}) });

@@ -14,8 +14,11 @@ export const SHELL_CONTEXT_TAG = "user-shell-command";
 /** The tag around a file an `@path` in the prompt attached. */
 export const ATTACHED_FILE_TAG = "attached-file";
 
+/** The tag around an MCP resource an `@server:uri` in the prompt attached. */
+export const ATTACHED_RESOURCE_TAG = "mcp-resource";
+
 /** Text blocks the runtime adds to a prompt, which are not what the person wrote. */
-const ADDED_CONTEXT = ["<system-reminder>", `<${SHELL_CONTEXT_TAG}>`, `<${ATTACHED_FILE_TAG} `];
+const ADDED_CONTEXT = ["<system-reminder>", `<${SHELL_CONTEXT_TAG}>`, `<${ATTACHED_FILE_TAG} `, `<${ATTACHED_RESOURCE_TAG} `];
 
 export const INTERRUPTED_RESULT = "The session ended before this tool call finished (it was interrupted); it may have partly run.";
 

@@ -79,6 +79,8 @@ export type AgentEvent =
    * taken back out of the history, so the session can go on; the transcript keeps it off the history's chain.
    */
   | { type: "prompt_refused"; message: UserMessage; reason: string }
+  /** `--fallback-model`: the primary model was overloaded or unknown, so the request is tried again on `to`. */
+  | { type: "model_fallback"; from: string; to: string; reason: string }
   /** For the user, not the model: hook messages, retries, the repeated-call guard. */
   | { type: "notice"; level: "info" | "warning" | "error"; message: string }
   | { type: "result"; result: AgentResult };
@@ -112,6 +114,8 @@ export interface QueryOptions {
   onRepeatedCall?: (info: { toolName: string; count: number }) => Promise<"continue" | "stop">;
   /** Automatic compaction: when the next request would reach `threshold` tokens. Absent: never compacts. */
   compaction?: { threshold: number; state: CompactionState };
+  /** `--fallback-model`: used once, for a request the primary model failed as overloaded (529) or not found (404), after its retries. */
+  fallbackProvider?: Provider;
   /** Set when this loop is a subagent: SubagentStop hooks (matched on this type) run instead of Stop, and UserPromptSubmit does not run. */
   subagentType?: string;
 }
@@ -412,6 +416,16 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       if (!stop.complete) {
         if (controller.signal.aborted || stop.reason === "aborted") return yield* end(finish("aborted"));
         const error = assembler.errors.at(-1);
+        // Nothing of the message arrived, so the same request can go to the fallback model; it keeps that model for the prompt.
+        if (error && options.fallbackProvider && (error.kind === "overloaded" || error.status === 404) && assistant.content.length === 0) {
+          const to = options.fallbackProvider;
+          yield { type: "model_fallback", from: options.provider.model, to: to.model, reason: error.message };
+          yield { type: "notice", level: "warning", message: `${options.provider.model} failed (${error.message}); trying the request again on the fallback model ${to.model}` };
+          options.provider = to;
+          options.fallbackProvider = undefined;
+          turns--;
+          continue;
+        }
         if (error && isPromptTooLong(error)) {
           // The estimate missed: compact now and try the request once more.
           if (options.compaction && !retriedAfterCompaction && options.compaction.state.failures < MAX_FAILED_COMPACTIONS) {
@@ -506,7 +520,7 @@ async function* maybeCompact(options: QueryOptions, context: ToolUseContext, sig
   if (state.failures >= MAX_FAILED_COMPACTIONS) return;
   const tokens = countContextTokens(options.messages, state.lastUsage).tokens + estimateTokens(options.system.join("\n"));
   if (!force && tokens < threshold) return;
-  const outcome = await compactHistory({ messages: options.messages, provider: options.provider, context, system: options.system, threshold, state, force, signal });
+  const outcome = await compactHistory({ messages: options.messages, provider: options.provider, context, system: options.system, threshold, state, force, signal, trigger: "auto" });
   if (outcome.kind === "failed") {
     state.failures++;
     yield { type: "compact_boundary", outcome, trigger: "auto" };

@@ -7,7 +7,7 @@ import type { CallbackHook } from "../hooks/index.js";
 import { HOOK_EVENTS } from "../settings/types.js";
 import type { ScopedMcpServerConfig } from "../mcp/client/config.js";
 import { ControlChannelTransport } from "../mcp/client/controlTransport.js";
-import type { AgentTypeDefinition } from "./agentTypes.js";
+import { parseInlineAgents, type AgentTypeDefinition } from "./agentTypes.js";
 import type { ControlChannel } from "./controlChannel.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -80,25 +80,9 @@ export function readSdkInitialize(requestId: string, request: Record<string, unk
     },
   }));
 
-  const agents: AgentTypeDefinition[] = [];
-  for (const [name, raw] of Object.entries(isObject(request.agents) ? request.agents : {})) {
-    if (!isObject(raw) || typeof raw.prompt !== "string" || typeof raw.description !== "string") {
-      problems.push(`initialize: agents.${name} needs a description and a prompt; it was ignored`);
-      continue;
-    }
-    const tools = strings(raw.tools);
-    // Claude's model aliases mean nothing to another provider: such an agent runs on the session's model.
-    const model = typeof raw.model === "string" && !["sonnet", "opus", "haiku", "inherit"].includes(raw.model) ? raw.model : "inherit";
-    agents.push({
-      name,
-      description: raw.description,
-      systemPrompt: raw.prompt,
-      ...(tools.length ? { tools } : {}),
-      model,
-      ...(typeof raw.maxTurns === "number" && Number.isInteger(raw.maxTurns) && raw.maxTurns > 0 ? { maxTurns: raw.maxTurns } : {}),
-      source: "the Agent SDK (initialize)",
-    });
-  }
+  const inline = parseInlineAgents(isObject(request.agents) ? request.agents : {}, "the Agent SDK (initialize)");
+  const agents = inline.agents;
+  problems.push(...inline.problems.map((p) => `initialize: ${p}; it was ignored`));
 
   const systemPrompt = Array.isArray(request.systemPrompt) ? strings(request.systemPrompt).join("\n\n") : typeof request.systemPrompt === "string" ? request.systemPrompt : undefined;
   const asJson = (value: unknown) => (isObject(value) ? JSON.stringify(value) : undefined);

@@ -7,6 +7,7 @@ import { createModelAccess } from "../agent/modelAccess.js";
 import { findProjectInstructions } from "../agent/instructions.js";
 import { readEnvironment } from "../agent/environment.js";
 import { buildSystemPrompt } from "../agent/systemPrompt.js";
+import { DEFAULT_OUTPUT_STYLE, loadOutputStyles, readOutputStyleSetting, withOutputStyle, type OutputStyle } from "../agent/outputStyles.js";
 import { findSession, loadTranscript, openTranscript, pruneSessions, SessionNotFoundError, type LoadedTranscript, type TranscriptWriter } from "../agent/transcript.js";
 import { readCleanupPeriodDays } from "../agent/settingsSection.js";
 import { repairHistory } from "../agent/history.js";
@@ -14,7 +15,7 @@ import { loadCustomCommands, type CustomCommands } from "../agent/commands.js";
 import { formatSkillListing, listingBudgetFor, loadSkillCatalog } from "../tools/Skill/catalog.js";
 import { SKILL_TOOL_NAME } from "../tools/Skill/prompt.js";
 import { readDenial } from "../tools/files/toolPaths.js";
-import { loadAgentTypes, type AgentTypeDefinition } from "../agent/agentTypes.js";
+import { loadAgentTypes, parseInlineAgents, type AgentTypeDefinition } from "../agent/agentTypes.js";
 import { createSubagentRunner, enableSubagents, type SubagentRunnerOptions } from "../agent/subagent.js";
 import { latestTodos } from "../agent/todos.js";
 import type { Message } from "../core/messages.js";
@@ -35,6 +36,23 @@ export interface AgentFlags {
   continue?: boolean;
   /** `--resume` alone is true; with an id (or a prefix of one) the string. */
   resume?: string | boolean;
+  /** `--fallback-model`: the model a request goes to once when the main one is overloaded or not found. */
+  fallbackModel?: string;
+  /** `--agents <json>`: subagents defined inline, over the files' agents of the same name. */
+  agents?: string;
+}
+
+/** `--agents`' JSON as agent types; anything wrong with it is a usage error that names the problem. */
+export function parseAgentsFlag(text: string): AgentTypeDefinition[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--agents: not valid JSON (${(err as Error).message}); expected {"name": {"description": "…", "prompt": "…"}}`);
+  }
+  const { agents, problems } = parseInlineAgents(value, "--agents");
+  if (problems.length) throw new UsageError(`--agents: ${problems.join("; ")}`);
+  return agents;
 }
 
 /**
@@ -59,6 +77,8 @@ export interface PreparedAgent {
   provider: Provider;
   /** Switches the session to another main model (for the UI's /model): returns its provider. */
   switchModel(model: string): Provider;
+  /** A provider for another model of the same server, without changing the session's (--fallback-model). */
+  providerFor(model: string): Provider;
   /** System prompt sections before the SessionStart hooks ran. */
   system: string[];
   merged: Readonly<Record<string, unknown>>;
@@ -73,6 +93,8 @@ export interface PreparedAgent {
   skillNames: string[];
   /** Bad skill, command and agent files, name clashes: for the user, not the model. */
   notices: string[];
+  /** The output style in the system prompt (settings `outputStyle`; the default one when unset or unknown). */
+  outputStyle: OutputStyle;
 }
 
 /** The provider (and `context.models` over it) and the system prompt for a session. No network yet. */
@@ -97,7 +119,7 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
   const dialect = resolveEditDialect(readEditDialect(merged), provider.name, provider.model);
   applyEditDialect(session.context, dialect);
   const cwd = session.context.getCwd();
-  const locations = { cwd, home: session.context.paths.home, userHome: session.context.env.HOME };
+  const locations = { cwd, home: session.context.paths.home, userHome: session.context.env.HOME, plugins: session.plugins };
   // Skills are listed to the model (about 1% of its window) and grow as files are written near new skills folders.
   const skills = await loadSkillCatalog(locations);
   const skillsOn = session.context.options.tools.some((t) => t.name === SKILL_TOOL_NAME);
@@ -116,11 +138,18 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
   // Instruction files pass the Read rules (a CLAUDE.md linked to a denied file stays out of the prompt).
   const instructions = findProjectInstructions({ cwd, home: session.context.paths.home, readDenial: (file, real) => readDenial(file, session.context, real) });
   const common = { environment, instructions, extraSections: listing ? [listing] : [], fileTools: describeFileTools(dialect) };
-  const system = buildSystemPrompt({ ...common, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt });
+  // The output style shapes the main agent's answers; subagents report to it, not to the person, and keep theirs plain.
+  const styles = loadOutputStyles(locations);
+  const wantedStyle = readOutputStyleSetting(merged);
+  const outputStyle = (wantedStyle && styles.find(wantedStyle)) || styles.find(DEFAULT_OUTPUT_STYLE)!;
+  const styleNotices = [...styles.problems, ...(wantedStyle && !styles.find(wantedStyle) ? [`output style "${wantedStyle}" (settings outputStyle) does not exist; using the default one (styles: ${styles.styles.map((s) => s.name).join(", ")})`] : [])];
+  const system = withOutputStyle(buildSystemPrompt({ ...common, systemPrompt: flags.systemPrompt, appendSystemPrompt: flags.appendSystemPrompt }), outputStyle);
   // Subagents: the agent types of the project and the user, each with its own system prompt over the same environment.
   const agentTypes = loadAgentTypes(locations);
-  // Agents the controlling program defines replace files' agents of the same name.
-  const given = extra.agents ?? [];
+  // The controlling program's (initialize) win over --agents, which win over files.
+  const fromFlag = flags.agents === undefined ? [] : parseAgentsFlag(flags.agents);
+  const sdkGiven = extra.agents ?? [];
+  const given = [...fromFlag.filter((a) => !sdkGiven.some((g) => g.name === a.name)), ...sdkGiven];
   const types = [...agentTypes.types.filter((t) => !given.some((g) => g.name === t.name)), ...given];
   const runnerOptions: SubagentRunnerOptions = {
     provider,
@@ -140,8 +169,9 @@ export async function prepareAgent(session: Session, flags: AgentFlags, extra: {
     return next;
   };
   const refusedInstructions = instructions.refused.map((r) => `instruction file ${r.path} was not read: ${r.reason}`);
-  const notices = [...refusedInstructions, ...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings];
-  return { provider, switchModel, system, merged, cwd, commands, agentTypes: types, skillNames: skillsOn ? offered.map((s) => s.name) : [], notices, ...(telemetry ? { telemetry } : {}) };
+  const notices = [...refusedInstructions, ...(skillsOn ? skills.problems : []), ...commands.problems, ...agentTypes.warnings, ...styleNotices];
+  const providerFor = (model: string): Provider => createProvider({ ...selection, model, settings: merged });
+  return { provider, switchModel, providerFor, system, merged, cwd, commands, agentTypes: types, skillNames: skillsOn ? offered.map((s) => s.name) : [], notices, outputStyle, ...(telemetry ? { telemetry } : {}) };
 }
 
 /** `--no-session-persistence`: a transcript that keeps nothing. */

@@ -162,6 +162,7 @@ export async function mcpListCommand(flags: SessionFlags & { json?: boolean }): 
       configFiles: flags.mcpConfig,
       settings: session.context.options.settings,
       skipProjectConfig: !session.trust.trusted,
+      pluginServers: session.plugins.flatMap((p) => p.mcpServers),
       json: flags.json,
     });
   } finally {

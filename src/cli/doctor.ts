@@ -147,17 +147,33 @@ export const hooksCheck: DoctorCheck = {
   run({ session }) {
     const lines: string[] = [];
     let problems = 0;
-    for (const file of session.settings.files) {
+    const pluginFiles = session.plugins.flatMap((p) => p.hooks.map((h) => ({ path: `${h.file} (plugin ${p.id})`, settings: { hooks: h.hooks } })));
+    for (const file of [...session.settings.files, ...pluginFiles]) {
       const { hooks, problems: found } = validateHooksSettings(file.settings.hooks);
       problems += found.length;
       lines.push(...found.map((p) => `! ${file.path}: ${p.path}: ${p.message}`));
       for (const event of HOOK_EVENTS) {
         for (const group of hooks[event] ?? []) {
-          for (const hook of group.hooks) lines.push(`${event} [${group.matcher || "*"}] ${hook.command} — ${file.path}`);
+          for (const hook of group.hooks) lines.push(`${event} [${group.matcher || "*"}] ${hook.type === "prompt" ? `(prompt) ${hook.prompt.split("\n")[0].slice(0, 60)}` : hook.command} — ${file.path}`);
         }
       }
     }
     return { status: problems ? "warn" : "ok", lines: lines.length ? lines : ["no hooks configured"] };
+  },
+};
+
+/** The session's plugins: where each is, and the hooks and servers it brings. */
+export const pluginsCheck: DoctorCheck = {
+  name: "plugins",
+  run({ session }) {
+    if (session.plugins.length === 0) return { status: "ok", lines: ["no plugins (toolgate plugin list shows the installed ones)"] };
+    const lines = session.plugins.flatMap((p) => [
+      `${p.id}${p.manifest.version ? ` ${p.manifest.version}` : ""} — ${p.root}`,
+      ...p.hooks.map((h) => `  hooks: ${h.file}`),
+      ...p.mcpServers.map((s) => `  MCP server ${s.name}: ${s.config.type === "stdio" ? [s.config.command, ...s.config.args].join(" ") : "url" in s.config ? s.config.url : s.config.type}`),
+      ...p.problems.map((problem) => `  ! ${problem}`),
+    ]);
+    return { status: session.plugins.some((p) => p.problems.length) ? "warn" : "ok", lines };
   },
 };
 
@@ -174,7 +190,7 @@ export const mcpCheck: DoctorCheck = {
       lines.push(...mcpConfig.servers.map((s) => `${describe(s)}; not started (--connect starts them)`));
       return { status: worst(statuses), lines };
     }
-    const manager = await connectMcpServers(mcpConfig.servers, { settings: session.context.options.settings, env });
+    const manager = await connectMcpServers(mcpConfig.servers, { settings: session.context.options.settings, env, oauth: { home: session.context.paths.home } });
     try {
       for (const server of mcpConfig.servers) {
         const client = manager.client(server.name);
@@ -324,7 +340,7 @@ export const webSearchCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, trustCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck, webSearchCheck];
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [settingsCheck, trustCheck, permissionsCheck, ruleToolNamesCheck, hooksCheck, pluginsCheck, mcpCheck, sandboxCheck, modelProviderCheck, lspCheck, webSearchCheck];
 
 function isDirectory(dir: string): boolean {
   try {

@@ -42,6 +42,14 @@ export function checkDirectory(flag: string, dir: string, base: string): string 
   return resolved;
 }
 
+/** `--plugin-dir` and `--plugin-dir-no-mcp`: each must be an existing folder (its manifest is checked when the session loads it). */
+export function pluginDirsFromFlags(flags: { pluginDir?: string[]; pluginDirNoMcp?: string[] }, base: string): Array<{ dir: string; mcp: boolean }> {
+  return [
+    ...(flags.pluginDir ?? []).map((dir) => ({ dir: checkDirectory("--plugin-dir", dir, base), mcp: true })),
+    ...(flags.pluginDirNoMcp ?? []).map((dir) => ({ dir: checkDirectory("--plugin-dir-no-mcp", dir, base), mcp: false })),
+  ];
+}
+
 /** Every rule of --allowedTools / --disallowedTools must parse; the first that does not stops the CLI. */
 export function checkRules(flag: string, values: readonly string[] | undefined): void {
   for (const text of splitRuleList(values ?? [])) {

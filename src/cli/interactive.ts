@@ -4,15 +4,15 @@
  */
 import { createElement } from "react";
 import { render } from "ink";
-import { createSession, inspectFolderTrust } from "../session/index.js";
+import { createSession, inspectFolderTrust, type Session } from "../session/index.js";
 import { addTrustedFolder, summarizeIgnored, type IgnoredSetting } from "../trust/index.js";
 import { TrustDialog, type TrustAnswer } from "../ui/TrustDialog.js";
 import { getToolgateHome } from "../util/home.js";
-import type { CanUseToolFn } from "../core/Tool.js";
+import type { CanUseToolFn, SessionEndReason } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { compactionThreshold } from "../agent/compact.js";
-import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
+import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type Provider, type ProviderName } from "../providers/index.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
@@ -20,11 +20,15 @@ import { App } from "../ui/App.js";
 import { PromptHistory, historyFile } from "../ui/promptHistory.js";
 import { listProjectFiles } from "../ui/fileMentions.js";
 import { UsageError } from "./errors.js";
+import { packageVersion } from "./version.js";
 import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
 import type { Telemetry } from "../telemetry/index.js";
-import { sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
+import { pluginDirsFromFlags, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
-export interface InteractiveFlags extends SessionFlags, AgentFlags {}
+export interface InteractiveFlags extends SessionFlags, AgentFlags {
+  pluginDir?: string[];
+  pluginDirNoMcp?: string[];
+}
 
 /** Modes Shift+Tab cycles through; the riskier ones only when the session was started in them. */
 export function modeCycle(start: PermissionMode): PermissionMode[] {
@@ -79,7 +83,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
     return 2;
   }
   void loadBashImplementation().catch(() => undefined);
-  const sessionOptions = sessionOptionsFromFlags(flags);
+  const sessionOptions = { ...sessionOptionsFromFlags(flags), pluginDirs: pluginDirsFromFlags(flags, process.cwd()) };
   // A folder that ships hooks, servers, allow rules… is asked about once, before any of it runs.
   const folder = inspectFolderTrust(sessionOptions);
   let trustNotice: string | undefined;
@@ -121,6 +125,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed, report: (line) => notices.push({ level: "warning", text: line }) });
       if (resumed) notices.push({ level: "info", text: `resumed session ${resumed.sessionId} (${messages.length} messages)` });
       const overrides = readModelOverrides(merged);
+      let fallbackProvider: Provider | undefined;
       const startMode = session.context.getAppState().toolPermissionContext.mode;
 
       // A signal, or the terminal gone (its window closed, ssh dropped: writes fail with EIO before SIGHUP
@@ -129,7 +134,9 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       const end = (signal: NodeJS.Signals) => {
         if (ending) return;
         ending = true;
-        void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
+        // SessionEnd first (each hook bounded by its timeout), unless the terminal is gone and nobody can wait.
+        const hooks = signal === "SIGHUP" ? Promise.resolve() : endSession(session, "other");
+        void hooks.finally(() => Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal))));
       };
       const offTermination = onSignals(TERMINATION_SIGNALS, end);
       const offStreams = onTerminalGone(() => end("SIGHUP"));
@@ -139,6 +146,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
             session,
             provider,
             switchModel: prepared.switchModel,
+            ...(current.fallbackModel ? { fallbackModel: { name: current.fallbackModel, provider: () => (fallbackProvider ??= prepared.providerFor(current.fallbackModel!)) } } : {}),
             system,
             messages,
             transcript,
@@ -154,6 +162,8 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
             initialPrompt: firstPrompt,
             openResume: current.resume === true,
             startupNotices: notices,
+            outputStyle: prepared.outputStyle,
+            version: packageVersion(),
             bindCanUseTool: (fn: CanUseToolFn) => {
               answer = fn;
             },
@@ -164,6 +174,8 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
           { exitOnCtrlC: false, maxFps: 20 },
         );
         await instance.waitUntilExit();
+        // /exit, Ctrl-D, Ctrl-C at an empty prompt: the person left from the prompt. Switching sessions (/resume) is another reason.
+        await endSession(session, resumeNext ? "other" : "prompt_input_exit");
       } finally {
         offTermination();
         offStreams();
@@ -176,4 +188,10 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
     current = { ...current, continue: false, resume: resumeNext };
     firstPrompt = undefined;
   }
+}
+
+/** SessionEnd hooks, once; their problems go to stderr (the UI is gone). Never throws. */
+async function endSession(session: Session, reason: SessionEndReason): Promise<void> {
+  const outcome = await session.context.hookRunner?.sessionEnd?.({ context: session.context, reason });
+  for (const notice of outcome?.notices ?? []) process.stderr.write(`[toolgate] ${notice.hookEvent} hook ${notice.level}: ${notice.message}\n`);
 }

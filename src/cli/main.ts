@@ -109,13 +109,14 @@ withSessionFlags(program)
   .option("--thinking <mode>", "adaptive, enabled or disabled: extended thinking (Anthropic models)")
   .option("--thinking-display <mode>", "accepted for the Agent SDK; toolgate always passes thinking through")
   .option("--effort <level>", "accepted for the Agent SDK; no effect in toolgate yet")
-  .option("--fallback-model <model>", "accepted for the Agent SDK; no effect in toolgate yet")
+  .option("--fallback-model <model>", "when the model is overloaded (529) or not found, try the request once more on this model")
   .option("--betas <list>", "accepted for the Agent SDK; no effect in toolgate")
   .option("--task-budget <n>", "accepted for the Agent SDK; no effect in toolgate")
   .option("--agent <name>", "accepted for the Agent SDK; no effect in toolgate yet")
-  .option("--include-hook-events", "accepted for the Agent SDK; no effect in toolgate yet")
-  .option("--plugin-dir <dir>", "accepted for the Agent SDK; toolgate has no plugins yet (repeatable)", collect)
-  .option("--plugin-dir-no-mcp <dir>", "accepted for the Agent SDK; toolgate has no plugins yet (repeatable)", collect)
+  .option("--agents <json>", 'subagents defined inline: {"name": {"description", "prompt", "tools"?, "model"?}}, over the agent files of the same name')
+  .option("--include-hook-events", "stream-json: a hook_started and a hook_response system message for each hook run")
+  .option("--plugin-dir <dir>", "load the plugin in this folder for this run (.claude-plugin/plugin.json; repeatable)", collect)
+  .option("--plugin-dir-no-mcp <dir>", "as --plugin-dir, without the plugin's MCP servers (repeatable)", collect)
   .option("--channels <name>", "accepted for the Agent SDK; no effect in toolgate (repeatable)", collect)
   .option("--resume-drops-turn <value>", "accepted for the Agent SDK; no effect in toolgate")
   .option("--session-mirror", "accepted for the Agent SDK; no effect in toolgate")
@@ -245,6 +246,29 @@ trust
     process.exitCode = await trustRemoveCommand(folder, flags);
   });
 
+const plugin = program.command("plugin").description("Plugins in Claude Code's format: marketplaces, install, enable, disable (see docs/plugins.md).");
+/** Each plugin subcommand passes its words to the one function the UI's /plugin uses too. */
+function pluginAction(words: (...args: string[]) => string[]) {
+  return async (...args: unknown[]) => {
+    const flags = (args.find((a) => a !== null && typeof a === "object" && !Array.isArray(a) && !(a instanceof Command)) ?? {}) as { json?: boolean };
+    const [{ runPluginCommand }, { getToolgateHome }] = await Promise.all([import("../plugins/command.js"), import("../util/home.js")]);
+    const result = runPluginCommand(words(...(args.filter((a) => typeof a === "string") as string[])), { home: getToolgateHome(process.env), cwd: process.cwd(), env: process.env, json: flags.json });
+    (result.code === 0 ? process.stdout : process.stderr).write(`${result.code === 0 ? "" : "toolgate: "}${result.text}\n`);
+    process.exitCode = result.code;
+  };
+}
+plugin.command("list").description("List installed plugins (enabled or not) and the plugins of each marketplace.").option("--json", "print JSON").action(pluginAction(() => ["list"]));
+plugin.command("install").description("Install a plugin from a marketplace and enable it.").argument("<plugin>", "name@marketplace").action(pluginAction((id) => ["install", id]));
+plugin.command("uninstall").description("Remove an installed plugin.").argument("<plugin>", "name@marketplace").action(pluginAction((id) => ["uninstall", id]));
+plugin.command("enable").description("Turn an installed plugin on (user settings: enabledPlugins).").argument("<plugin>", "name@marketplace").action(pluginAction((id) => ["enable", id]));
+plugin.command("disable").description("Turn an installed plugin off.").argument("<plugin>", "name@marketplace").action(pluginAction((id) => ["disable", id]));
+plugin.command("validate").description("Check a plugin folder: its manifest and each part.").argument("<folder>").action(pluginAction((dir) => ["validate", dir]));
+const marketplace = plugin.command("marketplace").description("The marketplaces plugins are installed from.");
+marketplace.command("add").description("Add a marketplace: a folder or a git repository with .claude-plugin/marketplace.json.").argument("<source>", "a folder, a git URL (https://, file://, git@…) or owner/repo").action(pluginAction((source) => ["marketplace", "add", source]));
+marketplace.command("list").description("List the marketplaces.").option("--json", "print JSON").action(pluginAction(() => ["marketplace", "list"]));
+marketplace.command("update").description("Fetch a marketplace again (default: every one); install a plugin again to update it.").argument("[name]").action(pluginAction((name) => ["marketplace", "update", ...(name ? [name] : [])]));
+marketplace.command("remove").description("Forget a marketplace (installed plugins stay).").argument("<name>").action(pluginAction((name) => ["marketplace", "remove", name]));
+
 const mcp = program.command("mcp").description("MCP servers: list the configured ones, or serve toolgate's tools.");
 withSessionFlags(mcp.command("list").description("Show each configured MCP server, its status, tool count and schema token estimate."))
   .option("--json", "print JSON")
@@ -298,6 +322,45 @@ withSessionFlags(mcp.command("get").description("Show where an MCP server is con
         trusted: session.trust.trusted,
         env: session.context.env,
         settings: session.context.options.settings,
+      });
+    } finally {
+      await session.close();
+    }
+  });
+
+withSessionFlags(mcp.command("login").description("Log in to an http or sse MCP server that asks for one (OAuth in the browser; tokens kept 0600 in toolgate's home).").argument("<name>"))
+  .option("--timeout <seconds>", "how long to wait for the browser (default 300)")
+  .action(async (name: string, flags: SessionFlags & { timeout?: string }) => {
+    const [{ mcpLoginCommand }, { openSession }] = await Promise.all([import("./mcpConfigCommands.js"), import("./commands.js")]);
+    const seconds = flags.timeout === undefined ? undefined : Number(flags.timeout);
+    if (seconds !== undefined && !(Number.isFinite(seconds) && seconds > 0)) throw new UsageError(`--timeout takes a number of seconds, got ${JSON.stringify(flags.timeout)}`);
+    const session = await openSession(flags);
+    try {
+      process.exitCode = await mcpLoginCommand({
+        name,
+        projectDir: session.context.getAppState().toolPermissionContext.cwd,
+        home: session.context.paths.home,
+        trusted: session.trust.trusted,
+        env: session.context.env,
+        settings: session.context.options.settings,
+        timeoutMs: seconds === undefined ? undefined : seconds * 1000,
+        openBrowser: process.stdout.isTTY === true && !process.env.CI,
+      });
+    } finally {
+      await session.close();
+    }
+  });
+withSessionFlags(mcp.command("logout").description("Forget the login of an MCP server (its stored tokens are removed).").argument("<name>"))
+  .action(async (name: string, flags: SessionFlags) => {
+    const [{ mcpLogoutCommand }, { openSession }] = await Promise.all([import("./mcpConfigCommands.js"), import("./commands.js")]);
+    const session = await openSession(flags);
+    try {
+      process.exitCode = mcpLogoutCommand({
+        name,
+        projectDir: session.context.getAppState().toolPermissionContext.cwd,
+        home: session.context.paths.home,
+        trusted: session.trust.trusted,
+        env: session.context.env,
       });
     } finally {
       await session.close();

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Settings } from "../settings/types.js";
-import { formatMcpConfigError, loadMcpConfig, type McpConfigError, type McpServerConfig } from "../mcp/client/config.js";
+import { formatMcpConfigError, loadMcpConfig, type McpConfigError, type McpServerConfig, type ScopedMcpServerConfig } from "../mcp/client/config.js";
+import { normalizeNameForMcp } from "../core/registry.js";
 import { connectMcpServers } from "../mcp/client/manager.js";
 import { estimateServerSchemaTokens, estimateToolSchemaTokens } from "../mcp/client/tokenEstimate.js";
 import { createToolgateMcpServer, type ToolgateMcpServerOptions } from "../mcp/server/createServer.js";
@@ -19,6 +20,8 @@ export interface McpListOptions {
   settings?: Settings;
   /** The folder is not trusted: its `.mcp.json` is not read, so none of its servers start. */
   skipProjectConfig?: boolean;
+  /** Servers of the session's plugins, listed after the configured ones (one whose name is taken is left out). */
+  pluginServers?: readonly ScopedMcpServerConfig[];
   json?: boolean;
   output?: Writable;
 }
@@ -53,7 +56,9 @@ function target(config: McpServerConfig): string {
 /** Connect to every configured server, then describe each. Servers are closed before returning. */
 export async function collectMcpList(options: McpListOptions): Promise<McpListReport> {
   const loaded = loadMcpConfig({ projectDir: options.projectDir, home: options.home, configFiles: options.configFiles, env: options.env, skipProjectConfig: options.skipProjectConfig });
-  const manager = await connectMcpServers(loaded.servers, { settings: options.settings, env: options.env });
+  const taken = new Set(loaded.servers.map((s) => normalizeNameForMcp(s.name)));
+  const plugins = (options.pluginServers ?? []).filter((s) => !taken.has(normalizeNameForMcp(s.name)) && Boolean(taken.add(normalizeNameForMcp(s.name))));
+  const manager = await connectMcpServers([...loaded.servers, ...plugins], { settings: options.settings, env: options.env, ...(options.home ? { oauth: { home: options.home } } : {}) });
   try {
     const servers = manager.clients.map(
       (c): McpListEntry => ({

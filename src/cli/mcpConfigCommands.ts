@@ -10,6 +10,9 @@ import { PROJECT_MCP_CONFIG_FILE, loadMcpConfig, parseMcpServerEntry, personalMc
 import { writeFileAtomicSync } from "../util/atomicWrite.js";
 import { ensurePrivateDirSync, openPrivateFileSync } from "../util/privateFiles.js";
 import { UsageError } from "./errors.js";
+import { spawn } from "node:child_process";
+import type { McpLoginPrompt } from "../mcp/client/oauth.js";
+import { openMcpOAuthStore, type StoredMcpLogin } from "../mcp/client/oauthStore.js";
 
 export const MCP_SCOPES = ["local", "project", "user"] as const;
 export type McpScope = (typeof MCP_SCOPES)[number];
@@ -189,8 +192,9 @@ export async function mcpGetCommand(options: McpConfigPlaces & { name: string; t
     lines.push(`  status: not started: ${problem ? problem.message : "it is only in this folder's .mcp.json, and the folder is not trusted (toolgate trust add)"}`);
   } else {
     lines.push(`  in effect: ${server.source}`);
+    if (server.config.type === "http" || server.config.type === "sse") lines.push(`  login: ${describeLogin(options.home, server.config.url)}`);
     const { connectMcpServers } = await import("../mcp/client/manager.js");
-    const manager = await connectMcpServers([server], { settings: options.settings, env: options.env });
+    const manager = await connectMcpServers([server], { settings: options.settings, env: options.env, oauth: { home: options.home } });
     try {
       const [client] = manager.clients;
       if (client.status === "connected") {
@@ -207,3 +211,96 @@ export async function mcpGetCommand(options: McpConfigPlaces & { name: string; t
   return code;
 }
 
+
+/** What a login shows: the address, on the given stream; a browser is opened only for a person at a terminal. */
+export function showLoginPrompt(out: NodeJS.WritableStream, openBrowser: boolean): (prompt: McpLoginPrompt) => void {
+  return ({ serverName, authorizationUrl }) => {
+    out.write(`To log in to the MCP server ${serverName}, open this address in a browser:\n  ${authorizationUrl.href}\nWaiting for the browser to come back to toolgate...\n`);
+    if (!openBrowser) return;
+    const opener = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer.exe" : "xdg-open";
+    try {
+      // the address goes as one argument, never through a shell
+      spawn(opener, [authorizationUrl.href], { stdio: "ignore", detached: true }).on("error", () => undefined).unref();
+    } catch {
+      // no browser here: the address above is enough
+    }
+  };
+}
+
+interface McpLoginPlaces extends McpConfigPlaces {
+  name: string;
+  trusted: boolean;
+  env?: NodeJS.ProcessEnv;
+  settings?: Record<string, unknown>;
+  output?: NodeJS.WritableStream;
+}
+
+/** The server a session would load under this name, when it is one that can log in (http or sse). */
+function remoteServer(options: McpLoginPlaces) {
+  const loaded = loadMcpConfig({ projectDir: options.projectDir, home: options.home, env: options.env, skipProjectConfig: !options.trusted });
+  const server = loaded.servers.find((s) => s.name === options.name);
+  if (!server) {
+    const problem = loaded.errors.find((e) => e.server === options.name);
+    throw new UsageError(problem ? `${options.name}: ${problem.message}` : `no MCP server named ${options.name} here (toolgate mcp list shows the configured ones)`);
+  }
+  if (server.config.type !== "http" && server.config.type !== "sse") throw new UsageError(`${options.name} is a ${server.config.type} server; logins are for http and sse servers`);
+  return { server, url: server.config.url };
+}
+
+/**
+ * `toolgate mcp login <name>`: the authorization code flow with PKCE through the SDK's auth(); the browser comes
+ * back to a one-shot listener on 127.0.0.1. Tokens go to ~/.toolgate/mcp-oauth.json (0600), never to the screen.
+ */
+export async function mcpLoginCommand(options: McpLoginPlaces & { timeoutMs?: number; openBrowser?: boolean }): Promise<number> {
+  const out = options.output ?? process.stdout;
+  const { server, url } = remoteServer(options);
+  const store = openMcpOAuthStore(options.home);
+  // a login starts afresh: old tokens would let the server skip asking (the client registration is kept)
+  store.update(url, (e) => (e.client ? { client: e.client } : undefined));
+  const { connectMcpServers } = await import("../mcp/client/manager.js");
+  const manager = await connectMcpServers([server], {
+    settings: options.settings,
+    env: options.env,
+    oauth: { home: options.home, login: { onAuthorizationUrl: showLoginPrompt(out, options.openBrowser === true), timeoutMs: options.timeoutMs } },
+  });
+  try {
+    const [client] = manager.clients;
+    const loggedIn = !!store.get(url)?.tokens;
+    if (client.status === "connected") {
+      out.write(
+        loggedIn
+          ? `Logged in to ${options.name}; its tokens are in ${store.file} (0600). ${client.toolCount} tools.\n`
+          : `${options.name} connected without asking for a login; nothing was stored.\n`,
+      );
+      return 0;
+    }
+    out.write(`Login to ${options.name} failed: ${client.error ?? client.status}\n`);
+    return 1;
+  } finally {
+    await manager.close();
+  }
+}
+
+/** `toolgate mcp logout <name>`: the stored tokens and client registration of the server's URL are removed. */
+export function mcpLogoutCommand(options: McpLoginPlaces): number {
+  const out = options.output ?? process.stdout;
+  const { url } = remoteServer(options);
+  const store = openMcpOAuthStore(options.home);
+  out.write(store.remove(url) ? `Logged out of ${options.name}: its tokens were removed from ${store.file}\n` : `${options.name} had no stored login.\n`);
+  return 0;
+}
+
+/** For `mcp get`: whether a login is stored, and how long its access token lasts (the token itself never). */
+function describeLogin(home: string, url: string): string {
+  let entry: StoredMcpLogin | undefined;
+  try {
+    entry = openMcpOAuthStore(home).get(url);
+  } catch (err) {
+    return `unreadable (${(err as Error).message})`;
+  }
+  if (!entry?.tokens?.access_token) return "not logged in";
+  if (entry.expiresAt === undefined) return "logged in";
+  const minutes = Math.round((entry.expiresAt - Date.now()) / 60_000);
+  const refresh = entry.tokens.refresh_token ? "; renewed when needed" : "";
+  return minutes > 0 ? `logged in (access token valid for about ${minutes} min${refresh})` : `logged in (access token expired${refresh || "; log in again"})`;
+}

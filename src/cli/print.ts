@@ -10,9 +10,9 @@ import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { compactionThreshold } from "../agent/compact.js";
 import { priceOf } from "../agent/cost.js";
 import { transcriptPath } from "../agent/transcript.js";
-import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
+import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type Provider, type ProviderName } from "../providers/index.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
-import type { AnyObject, JSONSchema } from "../core/Tool.js";
+import type { AnyObject, HookRunEvent, JSONSchema, SessionHookOutcome } from "../core/Tool.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
 import { untrustedNotice } from "../trust/index.js";
@@ -21,11 +21,12 @@ import type { Telemetry } from "../telemetry/index.js";
 import { expandSlashPrompt } from "../agent/commands.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { getBuiltinTools } from "../tools/index.js";
+import { REPLTool, findPython3 } from "../tools/REPL/index.js";
 import { createStructuredOutputTool, structuredOutputSystemSection } from "../tools/StructuredOutput/index.js";
 import { isInlineSettings, SETTING_SOURCE_NAMES, type SettingSourceName } from "../settings/index.js";
 import { getToolgateHome } from "../util/home.js";
 import { packageVersion } from "./version.js";
-import { parsePositiveInteger, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
+import { parsePositiveInteger, pluginDirsFromFlags, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
 export interface PrintFlags extends SessionFlags, AgentFlags {
   print?: boolean;
@@ -92,12 +93,9 @@ function readStdin(): Promise<string> {
 function inertFlagWarnings(flags: PrintFlags): string[] {
   const inert: Array<[unknown, string]> = [
     [flags.effort, `--effort ${flags.effort}`],
-    [flags.fallbackModel, `--fallback-model ${flags.fallbackModel}`],
     [flags.betas, `--betas ${flags.betas}`],
     [flags.taskBudget, `--task-budget ${flags.taskBudget}`],
     [flags.agent, `--agent ${flags.agent}`],
-    [flags.includeHookEvents, "--include-hook-events"],
-    [flags.pluginDir?.length || flags.pluginDirNoMcp?.length, "--plugin-dir (toolgate has no plugins yet)"],
     [flags.channels?.length, "--channels"],
     [flags.resumeDropsTurn, "--resume-drops-turn"],
     [flags.sessionMirror, "--session-mirror"],
@@ -130,6 +128,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
   if (!INPUT_FORMATS.includes(inputFormat)) throw new UsageError(`--input-format must be one of ${INPUT_FORMATS.join(", ")}, got ${JSON.stringify(flags.inputFormat)}`);
   if (inputFormat === "stream-json" && outputFormat !== "stream-json") throw new UsageError("--input-format stream-json needs --output-format stream-json");
   if (flags.includePartialMessages && outputFormat !== "stream-json") throw new UsageError("--include-partial-messages needs --output-format stream-json");
+  if (flags.includeHookEvents && outputFormat !== "stream-json") throw new UsageError("--include-hook-events needs --output-format stream-json");
   if (flags.provider !== undefined && !PROVIDER_NAMES.includes(flags.provider as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(", ")}, got ${JSON.stringify(flags.provider)}`);
   if (flags.baseUrl !== undefined && !URL.canParse(flags.baseUrl)) throw new UsageError(`--base-url needs a URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(flags.baseUrl)}`);
   const maxTurns = flags.maxTurns === undefined ? undefined : parsePositiveInteger("--max-turns", flags.maxTurns);
@@ -202,21 +201,24 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     ...(hostAnswers ? { noSandboxAutoAllow: true } : {}),
     ...(initialize?.hookCallbacks.length ? { hookCallbacks: initialize.hookCallbacks } : {}),
     ...(initialize?.sdkMcpServers.length ? { extraMcpServers: initialize.sdkMcpServers } : {}),
+    pluginDirs: pluginDirsFromFlags(flags, process.cwd()),
   };
   const resumed = findResumedSession(flags, sessionOptions);
 
   // --tools: the built-in tools offered ("default": all of them; an empty list: none).
   let builtinTools = sessionOptions.tools;
+  // REPL is a built-in wherever python3 is (the session adds it by itself when no list is given)
+  const offered = () => [...getBuiltinTools(), ...(findPython3(sessionOptions.env ?? process.env) ? [REPLTool] : [])];
   if (flags.tools !== undefined && flags.tools.trim() !== "default") {
     const wanted = parseList(flags.tools);
-    const all = getBuiltinTools();
+    const all = offered();
     for (const name of wanted) if (!all.some((t) => t.name === name || t.aliases?.includes(name))) warn(`--tools: toolgate has no built-in tool ${name}`);
     builtinTools = all.filter((t) => wanted.includes(t.name) || t.aliases?.some((a) => wanted.includes(a)));
   }
   // --json-schema (or initialize's jsonSchema): the model answers with the StructuredOutput tool.
   const schema = initialize?.jsonSchema ?? flagSchema;
   let answered: AnyObject | undefined;
-  if (schema) builtinTools = [...(builtinTools ?? getBuiltinTools()), createStructuredOutputTool(schema as JSONSchema, (value) => (answered = value))];
+  if (schema) builtinTools = [...(builtinTools ?? offered()), createStructuredOutputTool(schema as JSONSchema, (value) => (answered = value))];
 
   let sessionId = resumed && !flags.forkSession ? resumed.sessionId : (flags.sessionId ?? undefined);
   if (flags.sessionId && fs.existsSync(transcriptPath(sessionOptions.home ?? getToolgateHome(), sessionOptions.cwd!, flags.sessionId))) throw new UsageError(`--session-id ${flags.sessionId}: a session with this id exists already (resume it with --resume)`);
@@ -275,13 +277,21 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
       if (outputFormat !== "stream-json") process.stderr.write("[toolgate] interrupted: stopping the model and the running tools (Ctrl-C again to quit now)\n");
       controller.abort();
     };
+    // SessionEnd runs once: at the run's end, or here when a signal ends it first (each hook bounded by its timeout).
+    let sessionEnded: Promise<SessionHookOutcome | undefined> | undefined;
+    const endSession = () => (sessionEnded ??= session.context.hookRunner?.sessionEnd?.({ context: session.context, reason: "other" }) ?? Promise.resolve(undefined));
     const offTermination = onSignals(TERMINATION_SIGNALS, (signal) => {
       controller.abort();
-      void Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal)));
+      const hooks = signal === "SIGHUP" ? Promise.resolve(undefined) : endSession();
+      void hooks.finally(() => Promise.allSettled([session.close(), stopTrackedTrees(), telemetry?.shutdown()]).finally(() => process.exit(signalExitCode(signal))));
     });
     process.on("SIGINT", onSigint);
     try {
+      let fallbackProvider: Provider | undefined;
+      const earlyHookEvents: HookRunEvent[] = [];
+      const stopEarly = flags.includeHookEvents ? session.context.hookRunner?.observe?.((event) => earlyHookEvents.push(event)) : undefined;
       const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed, persist: flags.sessionPersistence !== false, fork: flags.forkSession === true });
+      stopEarly?.();
       const env = session.context.env;
       const result = await runHeadless({
         messages,
@@ -297,6 +307,8 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         outputFormat,
         verbose,
         includePartialMessages: flags.includePartialMessages,
+        includeHookEvents: flags.includeHookEvents,
+        earlyHookEvents,
         maxTurns,
         signal: controller.signal,
         permissionPromptTool,
@@ -306,6 +318,8 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         askHost: flags.permissionPrompts !== "none",
         initialize,
         switchModel: prepared.switchModel,
+        endSession,
+        ...(flags.fallbackModel ? { fallbackProvider: () => (fallbackProvider ??= prepared.providerFor(flags.fallbackModel!)), fallbackModelName: flags.fallbackModel } : {}),
         ...(thinkingTokens ? { thinkingTokens } : {}),
         ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
         ...(schema
@@ -331,6 +345,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
           ],
           agents: prepared.agentTypes.map((a) => ({ name: a.name, description: a.description, ...(a.model && a.model !== "inherit" ? { model: a.model } : {}) })),
           skills: prepared.skillNames,
+          plugins: session.plugins.map((p) => ({ name: p.name, path: p.root })),
           apiKeySource: provider.name === "anthropic" && env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : "none",
           additionalDirectories: [...session.context.getAppState().toolPermissionContext.additionalWorkingDirectories].map((d) => d.path),
         },

@@ -3,6 +3,7 @@ import type { AssistantMessage, Message, ToolResultBlockParam } from "./messages
 import type { PermissionDecision, PermissionMode, PermissionResult, ToolPermissionContext } from "./permissionTypes.js";
 import type { FileStateCache } from "./fileStateCache.js";
 import type { FileHistory } from "./fileHistory.js";
+import type { WorkspaceSnapshots } from "./workspaceSnapshot.js";
 import type { TaskRegistry } from "./tasks.js";
 import type { ToolStatusBoard } from "./pipeline/status.js";
 
@@ -142,6 +143,11 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
   isConcurrencySafe(input: Input): boolean;
   isReadOnly(input: Input): boolean;
   isDestructive(input: Input): boolean;
+  /**
+   * The call may change any file in the working directories (a shell, a REPL): the runtime snapshots them
+   * before it and checkpoints what it changed, so rewind covers it. Not asked of tools that write one named file.
+   */
+  writesAnywhere?(input: Input): boolean;
   isEnabled(): boolean;
   /** What an interrupt does to a running call: stop it (`cancel`, the default) or let it finish (`block`); read by the agent loop. */
   interruptBehavior?(): "cancel" | "block";
@@ -350,9 +356,16 @@ export interface SkillInfo {
   dir: string;
   /** The SKILL.md. */
   file: string;
-  scope: "project" | "user";
+  scope: "project" | "user" | "plugin";
+  /** The plugin that brings it: its name is `<plugin>:<skill>`, and its files must stay inside the plugin's folder. */
+  plugin?: SkillPlugin;
   /** `allowed-tools` from the front matter: shown, never granted. */
   allowedTools?: string[];
+}
+
+export interface SkillPlugin {
+  name: string;
+  root: string;
 }
 
 /** The skills a session knows, including those found near files written since it started. */
@@ -379,6 +392,8 @@ export interface ToolUseContext {
   /** Set for a subagent's context; read by the Agent tool, transcripts and the status board's consumers. */
   agentId?: string;
   fileHistory: FileHistory;
+  /** Snapshots of the working directories around calls that may write anywhere in them (see Tool.writesAnywhere). */
+  workspaceSnapshots?: WorkspaceSnapshots;
   tasks: TaskRegistry;
   contentReplacementState: ContentReplacementState;
   /** The agent loop's turn chain and subagent depth (telemetry spans and the depth limit read it). */
@@ -527,7 +542,15 @@ export interface HookCallArgs {
 }
 
 /** The session-level hook events the agent loop runs (Claude Code's names and protocol). */
-export type SessionHookEvent = "UserPromptSubmit" | "SessionStart" | "Stop" | "SubagentStop";
+export type SessionHookEvent = "UserPromptSubmit" | "SessionStart" | "Stop" | "SubagentStop" | "PreCompact" | "SessionEnd" | "Notification";
+
+/** Why a session ended (Claude Code's SessionEnd reasons). */
+export type SessionEndReason = "clear" | "logout" | "prompt_input_exit" | "other";
+
+/** One hook run as it starts and ends, for observers (stream-json's hook_started and hook_response). */
+export type HookRunEvent =
+  | { type: "started"; hookId: string; hookName: string; hookEvent: string }
+  | { type: "response"; hookId: string; hookName: string; hookEvent: string; stdout: string; stderr: string; output: string; exitCode?: number; outcome: "success" | "error" | "cancelled" };
 
 export interface SessionHookOutcome extends HookOutcomeBase {
   /**
@@ -557,4 +580,12 @@ export interface HookRunner {
   stop?(args: SessionHookArgs & { stopHookActive: boolean }): Promise<SessionHookOutcome>;
   /** When a subagent ends its turn; its matcher matches the agent type. May block (the subagent continues). */
   subagentStop?(args: SessionHookArgs & { agentType: string; agentId: string; stopHookActive: boolean }): Promise<SessionHookOutcome>;
+  /** Before the history is compacted; its matcher matches the trigger. A block stops a manual compaction. */
+  preCompact?(args: SessionHookArgs & { trigger: "manual" | "auto"; customInstructions: string }): Promise<SessionHookOutcome>;
+  /** Once, when the session ends; its matcher matches the reason. It cannot block. */
+  sessionEnd?(args: SessionHookArgs & { reason: SessionEndReason }): Promise<SessionHookOutcome>;
+  /** When the session waits for the user; its matcher matches the notification type. It cannot block. */
+  notification?(args: SessionHookArgs & { message: string; notificationType: string }): Promise<SessionHookOutcome>;
+  /** Calls `listener` as each hook starts and ends; returns a function that stops it. */
+  observe?(listener: (event: HookRunEvent) => void): () => void;
 }

@@ -7,6 +7,7 @@ import type { PermissionMode, ToolPermissionContext } from "./permissionTypes.js
 import { getToolgateHome } from "../util/home.js";
 import { createFileStateCache, type FileStateCache } from "./fileStateCache.js";
 import { createFileHistory, type FileHistory } from "./fileHistory.js";
+import { createWorkspaceSnapshots, type WorkspaceSnapshots } from "./workspaceSnapshot.js";
 import { createToolStatusBoard, type ToolStatusBoard } from "./pipeline/status.js";
 import { createTaskRegistry, type TaskRegistry } from "./tasks.js";
 
@@ -55,6 +56,7 @@ export interface CreateToolUseContextOptions {
   messages?: Message[];
   readFileState?: FileStateCache;
   fileHistory?: FileHistory;
+  workspaceSnapshots?: WorkspaceSnapshots;
   tasks?: TaskRegistry;
   env?: NodeJS.ProcessEnv;
   agentId?: string;
@@ -112,6 +114,7 @@ export function createToolUseContext(options: CreateToolUseContextOptions): Tool
     toolStatus,
     agentId: options.agentId,
     fileHistory: options.fileHistory ?? createFileHistory(path.join(paths.sessionDir, "file-history")),
+    workspaceSnapshots: options.workspaceSnapshots ?? createWorkspaceSnapshots(path.join(paths.sessionDir, "file-history", "workspace"), [paths.home]),
     tasks: options.tasks ?? createTaskRegistry(),
     contentReplacementState: { seen: new Set(), replacements: new Map() },
     permissionDecider: options.permissionDecider,

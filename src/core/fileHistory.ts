@@ -14,6 +14,8 @@ interface FileBackup {
 interface Snapshot {
   messageId: string;
   files: Map<string, FileBackup>;
+  /** Files the message changed without a saved copy of their previous content (a snapshot skipped them), with why. */
+  uncovered: Map<string, string>;
 }
 
 export interface RewindResult {
@@ -35,6 +37,15 @@ export interface FileHistory {
    * path is resolved and read here.
    */
   checkpoint(filePath: string, messageId: string, source?: string | null): void;
+  /**
+   * Save a file's state before `messageId` changed it from a copy made earlier (a workspace snapshot's blob and
+   * the file's mode; null: it did not exist), unless the message already saved this file.
+   */
+  checkpointSaved(filePath: string, messageId: string, saved: { blobPath: string; mode: number } | null): void;
+  /** Record that `messageId` changed a file whose previous content was not kept: rewind reports it, not restores it. */
+  markUncovered(filePath: string, messageId: string, reason: string): void;
+  /** Files a message changed that its checkpoints cannot restore, with why. */
+  uncoveredFiles(messageId: string): Array<{ filePath: string; reason: string }>;
   /** Restore every file changed by `messageId` and later messages to its state before them. */
   rewind(messageId: string): RewindResult;
   /** Message ids that have checkpoints, oldest first. */
@@ -82,6 +93,10 @@ function loadManifest(historyDir: string): { snapshots: Snapshot[]; counter: num
   for (const item of Array.isArray(raw) ? raw : []) {
     if (!item || typeof item.messageId !== "string" || !Array.isArray(item.files)) continue;
     const files = new Map<string, FileBackup>();
+    const uncovered = new Map<string, string>();
+    for (const file of Array.isArray(item.uncovered) ? item.uncovered : []) {
+      if (file && typeof file.filePath === "string" && typeof file.reason === "string") uncovered.set(file.filePath, file.reason);
+    }
     for (const file of item.files as FileBackup[]) {
       if (!file || typeof file.filePath !== "string") continue;
       if (file.backup !== null && (typeof file.backup !== "string" || !fs.existsSync(file.backup))) continue;
@@ -89,7 +104,7 @@ function loadManifest(historyDir: string): { snapshots: Snapshot[]; counter: num
       const n = file.backup ? Number.parseInt(path.basename(file.backup), 10) : 0;
       if (Number.isFinite(n)) counter = Math.max(counter, n);
     }
-    snapshots.push({ messageId: item.messageId, files });
+    snapshots.push({ messageId: item.messageId, files, uncovered });
   }
   return { snapshots, counter };
 }
@@ -102,24 +117,54 @@ export function createFileHistory(historyDir: string): FileHistory {
   const snapshotFor = (messageId: string): Snapshot => {
     let snap = snapshots.find((s) => s.messageId === messageId);
     if (!snap) {
-      snap = { messageId, files: new Map() };
+      snap = { messageId, files: new Map(), uncovered: new Map() };
       snapshots.push(snap);
     }
     return snap;
   };
 
   const writeManifest = () => {
-    const manifest = snapshots.map((s) => ({ messageId: s.messageId, files: [...s.files.values()] }));
+    const manifest = snapshots.map((s) => ({
+      messageId: s.messageId,
+      files: [...s.files.values()],
+      ...(s.uncovered.size ? { uncovered: [...s.uncovered].map(([filePath, reason]) => ({ filePath, reason })) } : {}),
+    }));
     ensurePrivateDirSync(historyDir);
     writePrivateFileSync(path.join(historyDir, "manifest.json"), JSON.stringify(manifest, null, 2));
   };
 
+  const copyBackup = (target: string, from: string): string => {
+    ensurePrivateDirSync(historyDir);
+    const name = `${String(++counter).padStart(5, "0")}-${createHash("sha1").update(target).digest("hex").slice(0, 12)}.bak`;
+    const backup = path.join(historyDir, name);
+    fs.copyFileSync(from, backup, fs.constants.COPYFILE_FICLONE);
+    // The copy has the original's mode; that is in the manifest, and the backup is for our eyes only.
+    fs.chmodSync(backup, PRIVATE_FILE_MODE);
+    return backup;
+  };
+
   return {
+    checkpointSaved(filePath, messageId, saved) {
+      const snap = snapshotFor(messageId);
+      if (snap.files.has(filePath) || snap.uncovered.has(filePath)) return;
+      snap.files.set(filePath, saved ? { filePath, backup: copyBackup(filePath, saved.blobPath), mode: saved.mode } : { filePath, backup: null });
+      writeManifest();
+    },
+
+    markUncovered(filePath, messageId, reason) {
+      const snap = snapshotFor(messageId);
+      if (snap.files.has(filePath) || snap.uncovered.has(filePath)) return;
+      snap.uncovered.set(filePath, reason);
+      writeManifest();
+    },
+
+    uncoveredFiles: (messageId) => [...(snapshots.find((s) => s.messageId === messageId)?.uncovered ?? [])].map(([filePath, reason]) => ({ filePath, reason })),
+
     checkpoint(filePath, messageId, source) {
       const target = source === undefined ? resolveTarget(filePath) : filePath;
       const from = source ?? target;
       const snap = snapshotFor(messageId);
-      if (snap.files.has(target)) return;
+      if (snap.files.has(target) || snap.uncovered.has(target)) return;
       let entry: FileBackup;
       let stat: fs.Stats | undefined;
       try {
@@ -128,13 +173,7 @@ export function createFileHistory(historyDir: string): FileHistory {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
       }
       if (stat) {
-        ensurePrivateDirSync(historyDir);
-        const name = `${String(++counter).padStart(5, "0")}-${createHash("sha1").update(target).digest("hex").slice(0, 12)}.bak`;
-        const backup = path.join(historyDir, name);
-        fs.copyFileSync(from, backup, fs.constants.COPYFILE_FICLONE);
-        // The copy has the original's mode; that is in the manifest, and the backup is for our eyes only.
-        fs.chmodSync(backup, PRIVATE_FILE_MODE);
-        entry = { filePath: target, backup, mode: stat.mode & 0o7777 };
+        entry = { filePath: target, backup: copyBackup(target, from), mode: stat.mode & 0o7777 };
       } else {
         entry = { filePath: target, backup: null };
       }
@@ -145,12 +184,20 @@ export function createFileHistory(historyDir: string): FileHistory {
     rewind(messageId) {
       const index = snapshots.findIndex((s) => s.messageId === messageId);
       if (index < 0) throw new UnknownCheckpointError(messageId, snapshots.map((s) => s.messageId));
-      const earliest = new Map<string, FileBackup>();
+      // A file whose earliest change in the range was not kept is left as it is: a later checkpoint of it
+      // holds a state after that change, and restoring it would pass a partial undo off as a complete one.
+      const earliest = new Map<string, FileBackup | { filePath: string; uncovered: string }>();
       for (const snap of snapshots.slice(index)) {
         for (const [file, backup] of snap.files) if (!earliest.has(file)) earliest.set(file, backup);
+        for (const [file, reason] of snap.uncovered) if (!earliest.has(file)) earliest.set(file, { filePath: file, uncovered: reason });
       }
       const result: RewindResult = { messageId, restored: [], deleted: [], errors: [] };
-      for (const { filePath, backup, mode } of earliest.values()) {
+      for (const item of earliest.values()) {
+        if ("uncovered" in item) {
+          result.errors.push({ filePath: item.filePath, message: `not restored: its content before the change was not kept (${item.uncovered})` });
+          continue;
+        }
+        const { filePath, backup, mode } = item;
         try {
           if (backup === null) {
             fs.rmSync(filePath, { force: true });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { commandHookSchema } from "./settingsSection.js";
-import { HOOK_EVENTS, type HookCommandConfig, type HookEventName, type HookMatcherConfig, type HooksSettings } from "../settings/types.js";
+import { HOOK_EVENTS, type HookConfig, type HookEventName, type HookMatcherConfig, type HooksSettings } from "../settings/types.js";
 import { compileMatcher } from "./matcher.js";
 
 /** One ignored part of a `hooks` value: where it is (`hooks.PreToolUse[0].hooks[1]`) and what is wrong with it. */
@@ -30,9 +30,31 @@ function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => (issue.path.length ? `${issue.path.map(String).join(".")}: ${issue.message}` : issue.message)).join("; ");
 }
 
-function validateCommand(raw: unknown, path: string, event: string, problems: HookConfigProblem[]): HookCommandConfig | undefined {
+/** Events whose answer a prompt hook can give (allow or block); elsewhere a model's verdict would change nothing. */
+export const PROMPT_HOOK_EVENTS: readonly string[] = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop"];
+
+const promptHookSchema = z.looseObject({
+  type: z.literal("prompt"),
+  prompt: z.string().trim().min(1, "must not be empty"),
+  timeout: z.number().positive().finite().optional(),
+});
+
+function validateCommand(raw: unknown, path: string, event: string, problems: HookConfigProblem[]): HookConfig | undefined {
+  if (isPlainObject(raw) && raw.type === "prompt") {
+    if (!PROMPT_HOOK_EVENTS.includes(event)) {
+      problems.push({ path, hookEvent: event, message: `prompt hooks are not supported for ${event} (only for ${PROMPT_HOOK_EVENTS.join(", ")}); ignored` });
+      return undefined;
+    }
+    const parsed = promptHookSchema.safeParse(raw);
+    if (!parsed.success) {
+      problems.push({ path, hookEvent: event, message: `${describeIssues(parsed.error)}; this hook is ignored` });
+      return undefined;
+    }
+    const { prompt, timeout } = parsed.data;
+    return timeout === undefined ? { type: "prompt", prompt } : { type: "prompt", prompt, timeout };
+  }
   if (isPlainObject(raw) && typeof raw.type === "string" && raw.type !== "command") {
-    problems.push({ path, hookEvent: event, message: `hook type "${raw.type}" is not supported (only "command" hooks run); ignored` });
+    problems.push({ path, hookEvent: event, message: `hook type "${raw.type}" is not supported (only "command" and "prompt" hooks run); ignored` });
     return undefined;
   }
   const parsed = commandHookSchema.safeParse(raw);
@@ -59,7 +81,7 @@ function validateGroup(raw: unknown, path: string, event: string, problems: Hook
   }
   const hooks = parsed.data.hooks
     .map((hook, index) => validateCommand(hook, `${path}.hooks[${index}]`, event, problems))
-    .filter((hook): hook is HookCommandConfig => hook !== undefined);
+    .filter((hook): hook is HookConfig => hook !== undefined);
   if (hooks.length === 0) return undefined;
   return matcher === undefined ? { hooks } : { matcher, hooks };
 }

@@ -4,6 +4,7 @@ export {
   type CommandHookRunner,
   type HookRunnerOptions,
   type CallbackHook,
+  type PluginHookSource,
 } from "./runner.js";
 export { validateHooksSettings, type HookConfigProblem, type HooksValidation } from "./config.js";
 export { compileMatcher, type CompiledMatcher } from "./matcher.js";

@@ -92,6 +92,7 @@ function applyJSON(event: AnyHookEvent, verdict: HookVerdict, output: HookJSONOu
     case "UserPromptSubmit":
     case "Stop":
     case "SubagentStop":
+    case "PreCompact":
       if (output.decision === "block") verdict.blockingError = output.reason || `Blocked by the ${event} hook \`${verdict.command}\`.`;
       break;
     case "PermissionRequest": {

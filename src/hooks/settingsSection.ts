@@ -9,8 +9,8 @@ export const commandHookSchema = z.looseObject({
 });
 
 /**
- * Command hooks are checked in full; other hook types (Claude Code's "prompt", …) keep their shape and
- * are reported as unsupported by the loader, which also judges event names and matcher regexes.
+ * Command hooks are checked in full; other hook types keep their shape and are judged by the loader
+ * ("prompt" hooks run, the rest are reported as unsupported), which also judges event names and matcher regexes.
  */
 const hookSchema = z.looseObject({ type: z.string() }).superRefine((hook, ctx) => {
   if (hook.type !== "command") return;

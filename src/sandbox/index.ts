@@ -8,11 +8,23 @@ import os from "node:os";
 import path from "node:path";
 import type { ToolPermissionContext } from "../core/permissionTypes.js";
 import type { SandboxSettings } from "./settingsSection.js";
-import { filesystemPolicy, networkPolicy, type FilesystemPolicy, type WriteScope } from "./policy.js";
-import { acquireSandboxRuntime, checkSandboxSupport, releaseSandboxRuntime, sandboxInstallHint, wrapInSandbox, type WrappedCommand } from "./runtime.js";
+import { filesystemPolicy, networkPolicy, type FilesystemPolicy, type NetworkPolicy, type WriteScope } from "./policy.js";
+import {
+  acquireSandboxRuntime,
+  checkSandboxSupport,
+  releaseSandboxRuntime,
+  sandboxInstallHint,
+  setActiveNetworkPolicy,
+  violationsSince,
+  wrapInSandbox,
+  type WrappedCommand,
+} from "./runtime.js";
+import { startSandboxHost, supervisorPath, type SandboxHost, type SandboxSpawnOptions, type SandboxedProcess } from "./persistent.js";
+import { withTreeMarker } from "../util/processTree.js";
 
 export { writeScopeFor, filesystemPolicy, networkPolicy, matchesHostPattern, SANDBOX_AUTO_ALLOW_REASON, type WriteScope, type FilesystemPolicy, type NetworkPolicy } from "./policy.js";
 export { describeSandboxRefusals } from "./messages.js";
+export { SandboxDiedError, type SandboxedProcess, type SandboxExit, type SandboxSpawnOptions } from "./persistent.js";
 export { sandboxInstallHint, checkSandboxSupport, acquireSandboxRuntime, releaseSandboxRuntime, wrapInSandbox } from "./runtime.js";
 
 /**
@@ -57,10 +69,51 @@ export interface Sandbox {
   readonly settings: SandboxSettings;
   /** The private temp dir, when active. */
   readonly tempDir?: string;
-  /** Wrap a bash script for this session's policy. */
+  /**
+   * Start a process in the session's long-lived sandbox for this policy (started on first need, restarted
+   * when the policy changes or after it died). Undefined where each command gets its own sandbox (macOS).
+   */
+  spawn?(request: SandboxSpawnRequest): Promise<SessionSandboxProcess>;
+  /** Wrap a bash script for this session's policy (one sandbox for this command alone). */
   wrap(script: string, options: { permissionContext: ToolPermissionContext; scope: WriteScope; commandId: string; signal?: AbortSignal }): Promise<SandboxCommand>;
+  /** Host pids (bwrap) of the long-lived sandboxes running now, for diagnostics and tests. */
+  livePids?(): number[];
   close(): Promise<void>;
 }
+
+export interface SandboxSpawnRequest extends SandboxSpawnOptions {
+  permissionContext: ToolPermissionContext;
+  scope: WriteScope;
+}
+
+export interface SessionSandboxProcess extends SandboxedProcess {
+  filesystem: FilesystemPolicy;
+  tempDir: string;
+  /** The refusals the runtime saw in this sandbox since the process started. */
+  violations(): string[];
+  /** The sandbox's supervisor pid on the host side (bwrap), for diagnostics and tests. */
+  sandboxPid: number | undefined;
+}
+
+/** One long-lived sandbox of a session, for one policy. */
+interface PooledSandbox {
+  key: string;
+  scope: WriteScope;
+  commandId: string;
+  network: NetworkPolicy;
+  /** Set once bwrap is started (after the runtime built its arguments). */
+  host?: SandboxHost;
+  /** Settles when the supervisor is ready (or failed to start). */
+  ready: Promise<SandboxHost>;
+  /** Its policy is no longer what new commands get: closed once nothing runs in it. */
+  stale: boolean;
+  /** The supervisor exited or failed to start. */
+  gone: boolean;
+  /** Calls holding it: counted from the moment a call picks it, before it has started, so it is never closed under them. */
+  running: number;
+}
+
+const quoteShell = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 export interface SandboxOptions {
   settings?: SandboxSettings;
@@ -112,6 +165,89 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }));
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-sandbox-"));
   let closed = false;
+  const pool = new Map<string, PooledSandbox>();
+  let sandboxCount = 0;
+  const sessionTag = path.basename(tempDir);
+
+  const retire = (pooled: PooledSandbox) => {
+    if (pool.get(pooled.key) === pooled) pool.delete(pooled.key);
+    setActiveNetworkPolicy(pooled.commandId, undefined);
+  };
+  const closePooled = (pooled: PooledSandbox) =>
+    pooled.ready.then(
+      (host) => host.close(),
+      () => undefined,
+    );
+  const closeIfUnwanted = (pooled: PooledSandbox) => {
+    if (pooled.stale && pooled.running === 0) {
+      retire(pooled);
+      void closePooled(pooled);
+    }
+  };
+
+  /**
+   * The sandbox for this policy, started when there is none (one that died is replaced). Synchronous, so that
+   * calls made at the same moment share one sandbox: the entry is in the pool before anything is awaited.
+   */
+  function sandboxFor(filesystem: FilesystemPolicy, network: NetworkPolicy, scope: WriteScope): PooledSandbox {
+    const key = JSON.stringify({ filesystem, network });
+    const existing = pool.get(key);
+    if (existing && !existing.gone) {
+      existing.stale = false;
+      return existing;
+    }
+    if (existing) retire(existing);
+    const commandId = `${sessionTag}:sandbox-${++sandboxCount}`;
+    const pooled: PooledSandbox = { key, scope, commandId, network, stale: false, gone: false, running: 0, ready: undefined as never };
+    pooled.ready = (async () => {
+      const supervisor = `${WAIT_FOR_PROXY}; export TMPDIR=${quoteShell(tempDir)}; exec ${quoteShell(process.execPath)} ${quoteShell(supervisorPath())}`;
+      const wrapped = await wrapInSandbox(supervisor, { filesystem, network, commandId });
+      // held while something runs in it, not while it idles
+      if (pooled.running === 0) setActiveNetworkPolicy(commandId, undefined);
+      const host = startSandboxHost({
+        command: wrapped.command,
+        env: withTreeMarker({ ...process.env }),
+        cwd: tempDir,
+        onGone: () => {
+          pooled.gone = true;
+          retire(pooled);
+          wrapped.finish();
+        },
+      });
+      pooled.host = host;
+      if (closed) void host.close();
+      await host.ready;
+      // bwrap has read its arguments; a read-only sandbox made no mount points in the project to keep
+      if (scope === "none") wrapped.release();
+      return host;
+    })();
+    pooled.ready.catch(() => {
+      pooled.gone = true;
+      retire(pooled);
+    });
+    // another sandbox with this scope has an outdated policy (rules, working directories or safety paths changed)
+    for (const other of pool.values()) {
+      if (other.scope === scope) {
+        other.stale = true;
+        closeIfUnwanted(other);
+      }
+    }
+    pool.set(key, pooled);
+    return pooled;
+  }
+  const run = (pooled: PooledSandbox, host: SandboxHost, release: () => Promise<void>, request: { script: string; cwd: string; env: NodeJS.ProcessEnv; stdin?: "pipe" | "ignore"; filesystem: FilesystemPolicy }): SessionSandboxProcess => {
+    const since = Date.now();
+    const proc = host.spawn({ script: request.script, cwd: request.cwd, env: host.adaptEnv({ ...request.env, TMPDIR: tempDir }), stdin: request.stdin });
+    // the process has ended once its sandbox, if it closes with it, is gone too (and its mount points with it)
+    const ended = proc.ended.then(release);
+    return Object.assign(proc, {
+      ended,
+      filesystem: request.filesystem,
+      tempDir,
+      violations: () => violationsSince(pooled.commandId, since),
+      sandboxPid: host.hostPid,
+    });
+  };
   return {
     get status(): SandboxStatus {
       return failure === undefined ? "active" : "unavailable";
@@ -133,9 +269,48 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       const wrapped = await wrapInSandbox(withTemp, { filesystem, network: networkPolicy(permissionContext, settings), commandId, signal });
       return { ...wrapped, filesystem, tempDir };
     },
+    // macOS: sandbox-exec profiles are per process, so each command keeps its own sandbox there
+    spawn: process.platform !== "linux" ? undefined : async ({ permissionContext, scope, script, cwd, env, stdin }) => {
+      if (closed) throw new Error("The session's sandbox is closed.");
+      await start();
+      if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
+      const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
+      const network = networkPolicy(permissionContext, settings);
+      // a sandbox found to have lost a mount has ended itself; the call gets a new one (once)
+      for (let attempt = 0; ; attempt++) {
+        const pooled = sandboxFor(filesystem, network, scope);
+        pooled.running++;
+        setActiveNetworkPolicy(pooled.commandId, pooled.network);
+        const release = async () => {
+          pooled.running--;
+          if (pooled.running > 0) return;
+          setActiveNetworkPolicy(pooled.commandId, undefined);
+          // A write scope's sandbox lives only while something runs in it: bwrap's mount points for missing
+          // safety paths (an empty .mcp.json, .bashrc, .toolgate/) are in the project for as long as it lives.
+          if (pooled.scope !== "none") pooled.stale = true;
+          if (pooled.stale) {
+            retire(pooled);
+            await closePooled(pooled);
+          }
+        };
+        let host: SandboxHost;
+        try {
+          host = await pooled.ready;
+          if (!(await host.check())) throw new Error("The session's sandbox ended itself: a protected path lost its mount (deleted or replaced from outside the sandbox).");
+        } catch (err) {
+          void release();
+          if (attempt === 0 && pooled.gone) continue;
+          throw err;
+        }
+        return run(pooled, host, release, { script, cwd, env, stdin, filesystem });
+      }
+    },
+    livePids: () => [...pool.values()].map((pooled) => pooled.host?.hostPid).filter((pid): pid is number => pid !== undefined && pid > 0),
     async close() {
       if (closed) return;
       closed = true;
+      await Promise.all([...pool.values()].map(closePooled));
+      pool.clear();
       fs.rmSync(tempDir, { recursive: true, force: true });
       if (!ready) return;
       await ready;

@@ -177,6 +177,11 @@ export interface WrappedCommand {
   command: string;
   /** Call once the command has ended: cleans up and returns the refusals the runtime saw. */
   finish(): string[];
+  /**
+   * Let the runtime clean up as if the command had ended, while it runs on (the violations stay readable): for a
+   * sandbox with no mount points in the project, so it does not hold back the removal of other sandboxes'.
+   */
+  release(): void;
 }
 
 /** Wrap a bash script with the given policy; its network policy applies while it runs. */
@@ -200,16 +205,38 @@ export async function wrapInSandbox(
     throw err;
   }
   let finished = false;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    SandboxManager.cleanupAfterCommand();
+  };
   return {
     command,
+    release,
     finish() {
       if (finished) return [];
       finished = true;
       active.delete(options.commandId);
-      SandboxManager.cleanupAfterCommand();
+      release();
       return SandboxManager.getSandboxViolationStore()
         .getViolationsForCommand(options.commandId)
         .map((v) => v.line);
     },
   };
+}
+
+/** Hold (or, with undefined, release) a network policy for the proxy's checks: while a long-lived sandbox has anything running. */
+export function setActiveNetworkPolicy(id: string, policy: NetworkPolicy | undefined): void {
+  if (policy) active.set(id, policy);
+  else active.delete(id);
+}
+
+/** The refusals the runtime saw for `commandId` since `sinceMs` (a long-lived sandbox's commands share its id). */
+export function violationsSince(commandId: string, sinceMs: number): string[] {
+  if (!SandboxManager) return [];
+  return SandboxManager.getSandboxViolationStore()
+    .getViolationsForCommand(commandId)
+    .filter((v) => v.timestamp.getTime() >= sinceMs)
+    .map((v) => v.line);
 }

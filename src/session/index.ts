@@ -1,3 +1,4 @@
+import type { McpLoginPrompt } from "../mcp/client/oauth.js";
 import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
@@ -28,6 +29,8 @@ import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
 import { createComputerTool } from "../tools/Computer/index.js";
 import { openExistingDisplay, startApp, startVirtualDisplay, type ComputerDisplay } from "../computer/x11.js";
 import { ListMcpResourcesTool, ReadMcpResourceTool } from "../tools/McpResources/index.js";
+import { loadSessionPlugins, PLUGIN_ROOT_VARIABLE, type LoadedPlugin, type PluginDir } from "../plugins/index.js";
+import { REPLTool, createReplHost, findPython3 } from "../tools/REPL/index.js";
 import { decideTrust, folderMcpServers, restrictFolderSettings, type IgnoredSetting, type TrustDecision } from "../trust/index.js";
 
 export interface SessionOptions {
@@ -65,6 +68,11 @@ export interface SessionOptions {
   noSandboxAutoAllow?: boolean;
   /** Hooks that are the controlling program's functions (the Agent SDK's hook callbacks). */
   hookCallbacks?: readonly CallbackHook[];
+  /**
+   * A person is at the terminal: an http or sse server that asks for a login gets one at start, its address shown
+   * through this function. Without it such a server is reported "needs-auth" (toolgate mcp login).
+   */
+  mcpLogin?: (prompt: McpLoginPrompt) => void;
   /** Someone can answer "ask" (an interactive UI, an MCP client that elicits). Default false: asks are denied. */
   interactive?: boolean;
   /** Who answers "ask"; default the non-interactive auto-deny. */
@@ -88,6 +96,8 @@ export interface SessionOptions {
   computerUse?: boolean;
   /** `--computer-use-app`: a shell command started in the computer tool's display, stopped with the session. */
   computerUseApp?: string;
+  /** `--plugin-dir` (and `--plugin-dir-no-mcp`) plugins, added to the installed ones `enabledPlugins` turns on. */
+  pluginDirs?: readonly PluginDir[];
 }
 
 export interface Session {
@@ -113,6 +123,8 @@ export interface Session {
   untrusted: IgnoredSetting[];
   /** The display the computer tool operates, when it is offered. */
   computer?: ComputerDisplay;
+  /** The plugins of this session: their commands, agents and skills are read by the agent setup. */
+  plugins: readonly LoadedPlugin[];
   /** Stop background tasks, disconnect MCP servers. */
   close(): Promise<void>;
 }
@@ -133,19 +145,28 @@ export interface FolderTrust {
   settings: LoadedSettings;
   /** What the folder's files would turn on and were set aside (empty when trusted). */
   untrusted: IgnoredSetting[];
+  /** The plugins, with the hooks and servers of those inside an untrusted folder left out. */
+  plugins: LoadedPlugin[];
+  /** Plugins that could not be loaded, or parts of them. */
+  pluginWarnings: string[];
 }
 
 /** Whether the project folder is trusted, and what its files turn on that waits for trust. Reads files only. */
-export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settingsFile" | "settingSources" | "managedSettingsText" | "home" | "env" | "tools" | "trust">): FolderTrust {
+export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settingsFile" | "settingSources" | "managedSettingsText" | "home" | "env" | "tools" | "trust" | "pluginDirs">): FolderTrust {
   const env = options.env ?? process.env;
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? getToolgateHome(env);
   const all = loadSettings({ cwd, home, settingsFile: options.settingsFile, settingSources: options.settingSources, managedSettingsText: options.managedSettingsText, env, sections: settingsSections(options.tools ?? getBuiltinTools()) });
   const trust = decideTrust({ cwd, home, loaded: all, flag: options.trust, userHome: env.HOME });
-  if (trust.trusted) return { trust, all, settings: all, untrusted: [] };
+  const plugins = (settings: typeof all) => loadSessionPlugins({ home, files: settings.files, pluginDirs: options.pluginDirs, folder: trust.folder, trusted: trust.trusted, env });
+  if (trust.trusted) {
+    const loaded = plugins(all);
+    return { trust, all, settings: all, untrusted: [], plugins: loaded.plugins, pluginWarnings: loaded.warnings };
+  }
   const restricted = restrictFolderSettings(all);
   const servers = folderMcpServers(cwd);
-  return { trust, all, settings: restricted.loaded, untrusted: [...restricted.ignored, ...(servers ? [servers] : [])] };
+  const loaded = plugins(restricted.loaded);
+  return { trust, all, settings: restricted.loaded, untrusted: [...restricted.ignored, ...(servers ? [servers] : []), ...loaded.untrusted], plugins: loaded.plugins, pluginWarnings: loaded.warnings };
 }
 
 /** The display of the computer tool: DISPLAY when it answers, else (with --computer-use) a new Xvfb. */
@@ -177,10 +198,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   const projectsDir = path.join(home, "projects");
   tightenPrivateDirs([...(path.resolve(home) === os.homedir() ? [] : [home]), projectsDir, path.join(projectsDir, projectKey(cwd))]);
   // Until the person trusts this folder, its own files may only narrow what toolgate does.
-  const { trust, settings, untrusted } = inspectFolderTrust({ ...options, cwd, home, env });
+  const { trust, settings, untrusted, plugins, pluginWarnings } = inspectFolderTrust({ ...options, cwd, home, env });
   const merged = mergeSettings(settings);
   const isFileError = (e: (typeof settings.errors)[number]) => (e.scope ?? "file") === "file";
-  const warnings = settings.errors.filter((e) => !isFileError(e)).map(formatSettingsLoadError);
+  const warnings = [...settings.errors.filter((e) => !isFileError(e)).map(formatSettingsLoadError), ...pluginWarnings];
   const fatalErrors = settings.errors.filter(isFileError).map(formatSettingsLoadError);
   if (trust.storeError) warnings.push(trust.storeError);
   const strict = options.strict === true || settings.files.some((f) => f.settings.permissions?.strict === true);
@@ -195,9 +216,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   // Language servers start on the first edit of one of their files; the Diagnostics tool exists only with them.
   const lspServers = readLspSettings(merged);
   const lsp = Object.keys(lspServers).length ? await startLsp({ servers: lspServers, cwd, env, trusted: trust.trusted }) : undefined;
-  // The computer tool exists only with a display it can reach.
+  // The REPL is offered only where python3 is on the session's PATH; the computer tool only with a display it can reach.
+  const python = findPython3(env);
   const computer = options.tools ? undefined : await openComputerDisplay(options, env, warnings);
-  const defaultTools = [...getBuiltinTools(), ...(lsp ? [DiagnosticsTool] : []), ...(computer ? [createComputerTool(computer)] : [])];
+  const defaultTools = [...getBuiltinTools(), ...(lsp ? [DiagnosticsTool] : []), ...(python ? [REPLTool] : []), ...(computer ? [createComputerTool(computer)] : [])];
   const permissionContext = buildPermissionContext({
     loaded: settings,
     cwd,
@@ -226,6 +248,15 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     // The controlling program's own servers replace file servers of the same name.
     const extra = options.extraMcpServers ?? [];
     if (extra.length) mcpConfig = { ...mcpConfig, servers: [...mcpConfig.servers.filter((s) => !extra.some((e) => e.name === s.name)), ...extra] };
+    // A plugin's server never displaces one of the person's own: a tool-name clash leaves the plugin's out.
+    const taken = new Map(mcpConfig.servers.map((s) => [normalizeNameForMcp(s.name), s.name]));
+    const pluginServers = plugins.flatMap((p) => p.mcpServers).filter((server) => {
+      const other = taken.get(normalizeNameForMcp(server.name));
+      if (other !== undefined) warnings.push(`${server.source}: server "${server.name}" was not started: its tool names (mcp__${normalizeNameForMcp(server.name)}__…) would clash with server "${other}"`);
+      else taken.set(normalizeNameForMcp(server.name), server.name);
+      return other === undefined;
+    });
+    if (pluginServers.length) mcpConfig = { ...mcpConfig, servers: [...mcpConfig.servers, ...pluginServers] };
   }
   if (mcpConfig && mcpConfig.servers.length > 0) {
     // The MCP SDK is loaded only when a server is configured: it is most of a cold start otherwise.
@@ -233,6 +264,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     mcp = await connectMcpServers(mcpConfig.servers, {
       settings: merged,
       env,
+      oauth: { home, ...(options.mcpLogin ? { login: { onAuthorizationUrl: options.mcpLogin } } : {}) },
       // a sandboxed server may write the working directories, like a command a rule allows
       sandboxWrap: (commandLine, serverName) =>
         sandbox.wrap(commandLine, { permissionContext, scope: "workingDirectories", commandId: `mcp:${serverName}:${randomUUID()}` }),
@@ -276,11 +308,19 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
       settings: merged,
       permissionContext,
       permissionDecider: hasPermissionsToUseTool,
-      hookRunner: createHookRunner({ settings, projectDir: cwd, env, callbacks: options.hookCallbacks }),
+      hookRunner: createHookRunner({
+        settings,
+        projectDir: cwd,
+        env,
+        callbacks: options.hookCallbacks,
+        pluginHooks: plugins.flatMap((p) => p.hooks.map((h) => ({ ...h, env: { [PLUGIN_ROOT_VARIABLE]: p.root, TOOLGATE_PLUGIN_ROOT: p.root } }))),
+      }),
       isNonInteractiveSession: !interactive,
     }),
     sandbox,
   };
+  const repl = python ? createReplHost(python) : undefined;
+  if (repl) context.repl = repl;
   if (lsp) {
     context.lsp = lsp;
     (context.fileWriteObservers ??= []).push(lsp.observer);
@@ -297,9 +337,11 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     trust,
     untrusted,
     computer,
+    plugins,
     async close() {
       await computer?.close();
       await context.tasks.stopAll();
+      await repl?.close();
       await mcp?.close();
       await lsp?.close();
       await sandbox.close();

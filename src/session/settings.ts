@@ -12,10 +12,13 @@ import { getBuiltinTools } from "../tools/index.js";
 import { editToolsSettingsSection } from "../tools/editDialect.js";
 import { trustSettingsSection } from "../trust/decide.js";
 import { passEnvSettingsSection } from "../util/childEnv.js";
+import { enabledPluginsSettingsSection } from "../plugins/session.js";
+import { outputStyleSettingsSection } from "../agent/outputStyles.js";
+import { statusLineSettingsSection } from "../agent/statusLine.js";
 
 /** Every section of settings.json toolgate reads, each declared by its owner; the tools' own come from the tools. */
 export function settingsSections(tools: Tools = getBuiltinTools()): SettingsSection[] {
-  return [permissionsSettingsSection, hooksSettingsSection, mcpSettingsSection, sandboxSettingsSection, modelsSettingsSection, providerSettingsSection, cleanupSettingsSection, lspSettingsSection, editToolsSettingsSection, trustSettingsSection, passEnvSettingsSection, ...tools.flatMap((tool) => (tool.settingsSection ? [tool.settingsSection] : []))];
+  return [permissionsSettingsSection, hooksSettingsSection, mcpSettingsSection, sandboxSettingsSection, modelsSettingsSection, providerSettingsSection, cleanupSettingsSection, lspSettingsSection, editToolsSettingsSection, trustSettingsSection, passEnvSettingsSection, enabledPluginsSettingsSection, outputStyleSettingsSection, statusLineSettingsSection, ...tools.flatMap((tool) => (tool.settingsSection ? [tool.settingsSection] : []))];
 }
 
 let builtinSections: SettingsSection[] | undefined;

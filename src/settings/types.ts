@@ -12,6 +12,9 @@ export const HOOK_EVENTS = [
   "SessionStart",
   "Stop",
   "SubagentStop",
+  "PreCompact",
+  "SessionEnd",
+  "Notification",
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
@@ -22,10 +25,21 @@ export interface HookCommandConfig {
   timeout?: number;
 }
 
+/** Claude Code's prompt hook: one model request judges the event and answers `{"ok": boolean, "reason"?}`. */
+export interface HookPromptConfig {
+  type: "prompt";
+  /** `$ARGUMENTS` is replaced by the hook input JSON; without it the input is appended. */
+  prompt: string;
+  /** Seconds; default 30. */
+  timeout?: number;
+}
+
+export type HookConfig = HookCommandConfig | HookPromptConfig;
+
 export interface HookMatcherConfig {
   /** Empty or `*` = every tool; `A|B` = exact names; otherwise a regular expression. */
   matcher?: string;
-  hooks: HookCommandConfig[];
+  hooks: HookConfig[];
 }
 
 export type HooksSettings = Partial<Record<HookEventName, HookMatcherConfig[]>>;

@@ -13,6 +13,7 @@ import { GrepTool } from "./Grep/index.js";
 import { MultiEditTool } from "./MultiEdit/index.js";
 import { NotebookEditTool } from "./NotebookEdit/index.js";
 import { ReadTool } from "./Read/index.js";
+import { REPLTool } from "./REPL/index.js";
 import { SkillTool } from "./Skill/index.js";
 import { TaskOutputTool } from "./TaskOutput/index.js";
 import { TaskStopTool } from "./TaskStop/index.js";
@@ -37,6 +38,7 @@ export {
   MultiEditTool,
   NotebookEditTool,
   ReadTool,
+  REPLTool,
   SkillTool,
   TaskOutputTool,
   TaskStopTool,
@@ -75,8 +77,8 @@ export function getBuiltinTools(): Tools {
 
 /**
  * Every name (and alias) a permission rule may give a built-in tool, including the ones a session adds only
- * when configured (Diagnostics, with language servers; the MCP resource tools, with MCP servers; computer, with a display): a rule naming one of them is not a typo.
+ * when configured (Diagnostics, with language servers; the MCP resource tools, with MCP servers; REPL, with python3; computer, with a display): a rule naming one of them is not a typo.
  */
 export function builtinToolNames(): string[] {
-  return [...[...getBuiltinTools(), DiagnosticsTool, ListMcpResourcesTool, ReadMcpResourceTool].flatMap((t) => [t.name, ...(t.aliases ?? [])]), COMPUTER_TOOL_NAME];
+  return [...[...getBuiltinTools(), DiagnosticsTool, ListMcpResourcesTool, ReadMcpResourceTool, REPLTool].flatMap((t) => [t.name, ...(t.aliases ?? [])]), COMPUTER_TOOL_NAME];
 }

@@ -22,7 +22,7 @@ export interface IgnoredSetting {
 export const FOLDER_SOURCES: ReadonlySet<SettingsFile["source"]> = new Set(["projectSettings", "localSettings"]);
 
 /** Top-level keys honoured as they are: they set limits and formats, never what may run or where. */
-const NEUTRAL_KEYS = new Set(["models", "editTools", "grep", "glob", "toolSearch", "webFetch", "mcp"]);
+const NEUTRAL_KEYS = new Set(["models", "editTools", "grep", "glob", "toolSearch", "webFetch", "mcp", "outputStyle"]);
 /** Modes no looser than the default: asking stays asking, or becomes denying / read-only. */
 const NARROWING_MODES = new Set(["default", "plan", "dontAsk"]);
 
@@ -84,6 +84,12 @@ function restrictFile(file: SettingsFile): { settings: Settings; ignored: Ignore
         else set(`sandbox.${name}`, [show(entry)]);
       }
       kept.sandbox = sandbox;
+    } else if (key === "enabledPlugins" && isObject(value)) {
+      // Turning a plugin off only narrows; turning one on (its hooks, its servers) waits for trust.
+      const off = Object.fromEntries(Object.entries(value).filter(([, on]) => on === false));
+      const on = Object.entries(value).filter(([, enabled]) => enabled !== false);
+      if (Object.keys(off).length) kept.enabledPlugins = off;
+      if (on.length) set("enabledPlugins", on.map(([id, enabled]) => `${id}: ${show(enabled)}`));
     } else if (key === "hooks") {
       set("hooks", hookDetails(value));
     } else if (key === "lsp") {

@@ -3,7 +3,9 @@
  * region (streaming text, running calls, a dialog, the prompt, the status line) redraws, at most 20 times a
  * second and clipped to the terminal's height, so the screen neither flickers nor jumps.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { CanUseToolFn } from "../core/Tool.js";
@@ -15,7 +17,15 @@ import { classifierMayDecide, type AutoModeClassifier } from "../agent/autoMode.
 import { compactHistory, type CompactionState } from "../agent/compact.js";
 import { estimateCostUSD } from "../agent/cost.js";
 import { isPrompt, promptText, SHELL_CONTEXT_TAG } from "../agent/history.js";
-import { attachMentionedFiles } from "../agent/mentions.js";
+import { attachMentionedFiles, attachMentionedResources } from "../agent/mentions.js";
+import { loadOutputStyles, withOutputStyle, type OutputStyle } from "../agent/outputStyles.js";
+import { readStatusLineSetting, type StatusLineInput } from "../agent/statusLine.js";
+import { appendMemory, memoryTargets } from "../agent/memory.js";
+import { localSettingsPath } from "../settings/load.js";
+import { updateSettingsFile } from "../settings/write.js";
+import { readPassEnv, withoutCredentials } from "../util/childEnv.js";
+import { serverConnections } from "../mcp/client/sessionClients.js";
+import { useStatusLineCommand } from "./useStatusLineCommand.js";
 import { listSessions, type TranscriptWriter } from "../agent/transcript.js";
 import type { Provider } from "../providers/index.js";
 import type { Session } from "../session/index.js";
@@ -48,6 +58,8 @@ export interface AppProps {
   provider: Provider;
   /** A new provider for `/model NAME`. */
   switchModel(model: string): Provider;
+  /** `--fallback-model`: tried once for a request the model fails as overloaded or not found; the session then stays on it. */
+  fallbackModel?: { name: string; provider(): Provider };
   system: string[];
   messages: Message[];
   transcript: TranscriptWriter;
@@ -67,6 +79,10 @@ export interface AppProps {
   openResume?: boolean;
   /** Receives the dialog-backed canUseTool, for the session's own (subagents use it). */
   bindCanUseTool?(canUseTool: CanUseToolFn): void;
+  /** The output style the system prompt was built with. */
+  outputStyle: OutputStyle;
+  /** toolgate's version, for the status line command. */
+  version: string;
 }
 
 interface PendingAsk {
@@ -77,7 +93,7 @@ interface PendingAsk {
   resolve(answer: { choice: PermissionChoice; feedback?: string; answers?: Record<string, string> }): void;
 }
 
-type Overlay = { kind: "rewind" } | { kind: "resume" } | undefined;
+type Overlay = { kind: "rewind" } | { kind: "resume" } | { kind: "outputStyle" } | { kind: "memory"; note: string } | { kind: "memoryEdit" } | undefined;
 
 function StaticItem({ item, options }: { item: Item; options: RenderOptions }) {
   switch (item.kind) {
@@ -164,9 +180,13 @@ export function App(props: AppProps) {
   const [now, setNow] = useState(Date.now());
   const promptText_ = useRef("");
   const lastEsc = useRef(0);
+  const startedAt = useRef(Date.now());
   const queue = useRef<string[]>([]);
   const shellContext = useRef<string[]>([]);
   const runningRef = useRef<typeof running>(undefined);
+  // `/output-style` changes the system prompt for the next requests.
+  const system = useRef(props.system);
+  const [outputStyle, setOutputStyleState] = useState(props.outputStyle);
 
   // Every change to the view asks for a redraw; they are merged so the live region redraws at most MAX_FPS times a second.
   const timer = useRef<NodeJS.Timeout | undefined>(undefined);
@@ -227,6 +247,10 @@ export function App(props: AppProps) {
       const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home }, tool.name);
       const signal = callContext.abortController.signal;
       const questions = questionsOf(request);
+      // The dialog is about to wait for the person: Notification hooks (a desktop ping) run beside it, never delaying it.
+      void context.hookRunner?.notification?.({ context, message: `toolgate needs your permission to use ${tool.name}`, notificationType: "permission_prompt" }).then((outcome) => {
+        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
+      });
       const answer = await new Promise<{ choice: PermissionChoice; feedback?: string; answers?: Record<string, string> }>((resolve) => {
         const deny = choices.find((c) => c.kind === "deny")!;
         const ask: PendingAsk = { request, choices, resolve, ...(questions ? { questions } : {}) };
@@ -275,8 +299,10 @@ export function App(props: AppProps) {
     try {
       // `@path`: the file goes with the prompt, read through Read (so its rules and hooks decide).
       const attached = await attachMentionedFiles(text, context, canUseTool);
-      for (const note of attached.notes) view.add({ kind: "notice", level: note.level, text: note.text });
-      const before = [...extra.map((t): TextBlock => ({ type: "text", text: t })), ...attached.blocks];
+      // `@server:uri`: an MCP resource, read through ReadMcpResourceTool.
+      const resources = await attachMentionedResources(text, context, canUseTool);
+      for (const note of [...attached.notes, ...resources.notes]) view.add({ kind: "notice", level: note.level, text: note.text });
+      const before = [...extra.map((t): TextBlock => ({ type: "text", text: t })), ...attached.blocks, ...resources.blocks];
       const prompt: string | Exclude<UserMessage["content"], string> = before.length ? [...before, { type: "text", text }] : text;
       redraw();
       const model = provider.current.model;
@@ -284,11 +310,13 @@ export function App(props: AppProps) {
         provider: provider.current,
         context,
         canUseTool,
-        system: props.system,
+        system: system.current,
         messages,
         signal: controller.signal,
         compaction: { threshold: props.compactionThreshold(model), state: compaction.current },
+        ...(props.fallbackModel && model !== props.fallbackModel.name ? { fallbackProvider: props.fallbackModel.provider() } : {}),
       })) {
+        if (event.type === "model_fallback") setModel(event.to);
         if (event.type === "stream" && event.event.type === "tool_call_start") await ensureRenderer(event.event.name);
         record(event);
         view.apply(event);
@@ -339,6 +367,45 @@ export function App(props: AppProps) {
     }
   };
 
+  const styleLocations = { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home, userHome: context.env.HOME };
+  const setOutputStyle = (name: string) => {
+    const styles = loadOutputStyles(styleLocations);
+    const style = styles.find(name);
+    if (!style) {
+      print(`/output-style: there is no output style ${JSON.stringify(name)}; there are ${styles.styles.map((s) => s.name).join(", ")}`, "error");
+      return;
+    }
+    system.current = withOutputStyle(system.current, style);
+    setOutputStyleState(style);
+    const file = localSettingsPath(styleLocations.cwd);
+    try {
+      updateSettingsFile(file, (raw) => {
+        raw.outputStyle = style.name;
+      });
+      print(`output style: ${style.name} (from the next request; saved to ${file})`);
+    } catch (err) {
+      print(`output style: ${style.name} for this session; not saved: ${(err as Error).message}`, "warning");
+    }
+  };
+
+  /** The person's editor on `file`, the UI paused meanwhile (the editor has the terminal). */
+  const editFile = (file: string) => {
+    const editor = context.env.VISUAL || context.env.EDITOR || "vi";
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+    } catch {
+      // the editor says what is wrong with the folder
+    }
+    const stdin = process.stdin;
+    const raw = stdin.isTTY && stdin.isRaw;
+    if (raw) stdin.setRawMode(false);
+    // Synchronous: while the editor runs nothing of the UI reads the terminal or draws on it.
+    const result = spawnSync("/bin/sh", ["-c", `${editor} "$1"`, "sh", file], { stdio: "inherit", cwd: styleLocations.cwd, env: context.env });
+    if (raw) stdin.setRawMode(true);
+    if (result.error || result.status !== 0) print(`/memory: ${editor} ${result.error ? `failed: ${result.error.message}` : `exited with ${result.status ?? result.signal}`}`, "warning");
+    else print(`edited ${file}`);
+  };
+
   const host: CommandHost = {
     session,
     cwd: context.getAppState().toolPermissionContext.cwd,
@@ -348,6 +415,10 @@ export function App(props: AppProps) {
     usage: () => view.usage,
     print,
     clearConversation: () => {
+      // /clear ends the conversation as far as hooks go (Claude Code's SessionEnd reason "clear").
+      void context.hookRunner?.sessionEnd?.({ context, reason: "clear" }).then((outcome) => {
+        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
+      });
       messages.splice(0);
       transcript.compacted({ trigger: "clear", kind: "cleared", tokensBefore: view.contextTokens, tokensAfter: 0 }, []);
       view.contextTokens = 0;
@@ -356,7 +427,7 @@ export function App(props: AppProps) {
     compact: async (focus) => {
       const controller = new AbortController();
       setRunning({ controller, startedAt: Date.now(), label: "Compacting" });
-      const outcome = await compactHistory({ messages, provider: provider.current, context, system: props.system, threshold: props.compactionThreshold(provider.current.model), state: compaction.current, force: true, focus, signal: controller.signal });
+      const outcome = await compactHistory({ messages, provider: provider.current, context, system: system.current, threshold: props.compactionThreshold(provider.current.model), state: compaction.current, force: true, focus, signal: controller.signal, trigger: "manual" });
       if (outcome.kind !== "failed") transcript.compacted({ trigger: "manual", kind: outcome.kind, tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tokensAfter }, messages);
       view.contextTokens = outcome.tokensAfter;
       print(`compaction: ${outcome.message} (${outcome.tokensBefore} → ${outcome.tokensAfter} tokens)`, outcome.kind === "failed" ? "warning" : "info");
@@ -364,6 +435,10 @@ export function App(props: AppProps) {
     },
     openRewind: () => setOverlay({ kind: "rewind" }),
     openResume: () => setOverlay({ kind: "resume" }),
+    outputStyle: () => outputStyle.name,
+    setOutputStyle,
+    openOutputStyles: () => setOverlay({ kind: "outputStyle" }),
+    openMemory: () => setOverlay({ kind: "memoryEdit" }),
     exit: () => exit(),
     // The command's line is on screen already (its heading); the prompt it expands to is not shown again.
     send: (prompt) => void runPrompt(prompt, { shown: true }),
@@ -391,6 +466,13 @@ export function App(props: AppProps) {
       return;
     }
     if (trimmed.startsWith("!") && trimmed.length > 1) return runShell(trimmed.slice(1).trim());
+    // `# note`: saved to a memory file the person picks; the model does not get it.
+    if (trimmed.startsWith("#") && trimmed.replace(/^#+/, "").trim()) {
+      view.add({ kind: "user", text: trimmed });
+      redraw();
+      setOverlay({ kind: "memory", note: trimmed });
+      return;
+    }
     await runPrompt(text);
   };
 
@@ -478,6 +560,37 @@ export function App(props: AppProps) {
   const contextPercent = view.contextTokens ? (view.contextTokens / props.contextWindow(provider.current.model)) * 100 : undefined;
   const cost = estimateCostUSD(provider.current.model, view.usage);
 
+  const statusLineSetting = useMemo(() => readStatusLineSetting(context.options.settings), []);
+  const statusLineEnv = useMemo(() => withoutCredentials(context.env, readPassEnv(context.options.settings)), []);
+  const statusLineInput = (): StatusLineInput => {
+    const cwd = context.getCwd();
+    return {
+      hook_event_name: "Status",
+      session_id: context.sessionId,
+      transcript_path: transcript.path,
+      cwd,
+      model: { id: provider.current.model, display_name: provider.current.model },
+      workspace: { current_dir: cwd, project_dir: host.cwd },
+      version: props.version,
+      output_style: { name: outputStyle.name },
+      permission_mode: mode,
+      ...(cost !== undefined ? { cost: { total_cost_usd: cost, total_duration_ms: Date.now() - startedAt.current } } : {}),
+    };
+  };
+  const statusLine = useStatusLineCommand(statusLineSetting, statusLineInput, `${provider.current.model}|${mode}|${outputStyle.name}|${view.items.length}|${running ? "busy" : "idle"}`, { cwd: host.cwd, env: statusLineEnv });
+
+  const memoryEntries = () => memoryTargets(host.cwd, host.home).map((t) => ({ label: t.label, value: t.file }));
+  const styleList = overlay?.kind === "outputStyle" ? loadOutputStyles(styleLocations).styles : [];
+  const saveMemory = (note: string, file: string) => {
+    setOverlay(undefined);
+    try {
+      const bullet = appendMemory(file, note);
+      print(`saved to ${file}: ${bullet}`);
+    } catch (err) {
+      print(`could not save to ${file}: ${(err as Error).message}`, "error");
+    }
+  };
+
   const rewindEntries = messages.flatMap((m, i) => (isPrompt(m) ? [{ label: (promptText(m) ?? "").split("\n")[0] || "(empty)", value: i }] : [])).reverse();
 
   return (
@@ -535,6 +648,35 @@ export function App(props: AppProps) {
             onCancel={() => setOverlay(undefined)}
           />
         ) : null}
+        {overlay?.kind === "outputStyle" ? (
+          <Picker
+            title={`Output style (now: ${outputStyle.name}); saved for this project, for you (.toolgate/settings.local.json)`}
+            entries={styleList.map((s) => ({ label: `${s.name}${s.source === "builtin" ? "" : ` (${s.source})`}${s.description ? ` · ${s.description}` : ""}`, value: s.name }))}
+            initial={Math.max(0, styleList.findIndex((s) => s.name === outputStyle.name))}
+            onPick={(name) => {
+              setOverlay(undefined);
+              setOutputStyle(name);
+            }}
+            onCancel={() => setOverlay(undefined)}
+          />
+        ) : null}
+        {overlay?.kind === "memory" ? (
+          <Picker title="Save this note to which memory?" entries={memoryEntries()} onPick={(file) => saveMemory(overlay.note, file)} onCancel={() => {
+            setOverlay(undefined);
+            print("note not saved");
+          }} />
+        ) : null}
+        {overlay?.kind === "memoryEdit" ? (
+          <Picker
+            title={`Open which memory file in ${context.env.VISUAL || context.env.EDITOR || "vi"}?`}
+            entries={memoryEntries()}
+            onPick={(file) => {
+              setOverlay(undefined);
+              editFile(file);
+            }}
+            onCancel={() => setOverlay(undefined)}
+          />
+        ) : null}
         {/* Hidden (its text kept) while a dialog or list is open, so the live region fits the screen. */}
         <Box display={ask || overlay ? "none" : "flex"} flexDirection="column">
         <PromptInput
@@ -542,6 +684,7 @@ export function App(props: AppProps) {
           initial={input.initial}
           history={props.history}
           listFiles={props.listFiles}
+          listResources={() => serverConnections(context.options.mcpClients).flatMap((c) => (c.status === "connected" ? c.resources.map((r) => `${c.name}:${r.uri}`) : []))}
           commands={menuCommands}
           isActive={!ask && !overlay}
           onSubmit={(text) => void submit(text)}
@@ -552,6 +695,15 @@ export function App(props: AppProps) {
           placeholder={running && !running.interrupted ? "type to queue a prompt" : "ask anything · /help for commands"}
         />
         </Box>
+        {statusLine.error ? (
+          <Text color="yellow" dimColor wrap="truncate-end">
+            {statusLine.error}
+          </Text>
+        ) : statusLine.line ? (
+          <Box paddingLeft={statusLineSetting?.padding ?? 0}>
+            <Text wrap="truncate-end">{statusLine.line}</Text>
+          </Box>
+        ) : null}
         <StatusLine model={provider.current.model} mode={mode} contextPercent={contextPercent} costUSD={cost} pendingApproval={asks.length > 0} hint={hint} />
       </Box>
     </>

@@ -29,6 +29,8 @@ export interface PromptInputProps {
   history: PromptHistory;
   /** The project's files for `@` completion; called on the first Tab after an `@`. */
   listFiles?: () => Promise<readonly string[]>;
+  /** The MCP servers' resources as `server:uri`, offered with the files; asked on every Tab (servers change them). */
+  listResources?: () => readonly string[];
   isActive?: boolean;
   /** Reported on every change, so Esc-Esc can tell an empty prompt. */
   onChange?(text: string): void;
@@ -50,7 +52,7 @@ export function commandMatches(text: string, commands: ReadonlyArray<{ name: str
   return commands.filter((c) => c.name.toLowerCase().startsWith(query));
 }
 
-export function PromptInput({ onSubmit, history, listFiles, isActive = true, onChange, initial, placeholder, commands = [] }: PromptInputProps) {
+export function PromptInput({ onSubmit, history, listFiles, listResources, isActive = true, onChange, initial, placeholder, commands = [] }: PromptInputProps) {
   const [state, setStateRaw] = useState<InputState>(() => (initial ? inputOf(initial) : EMPTY_INPUT));
   const [matches, setMatches] = useState<string[]>([]);
   const files = useRef<readonly string[] | undefined>(undefined);
@@ -66,7 +68,7 @@ export function PromptInput({ onSubmit, history, listFiles, isActive = true, onC
     const mention = mentionAtCursor(current);
     if (!mention) return;
     files.current ??= listFiles ? await listFiles() : [];
-    const found = matchFiles(files.current, mention.query);
+    const found = matchFiles([...(listResources?.() ?? []), ...files.current], mention.query);
     setMatches(found);
     if (found.length === 0) return;
     const prefix = found.length === 1 ? found[0]! : commonPrefix(found);

@@ -29,6 +29,7 @@ const LOADERS: Readonly<Record<string, Loader>> = {
   str_replace_based_edit_tool: () => import("../tools/TextEditor/ui.js"),
   apply_patch: () => import("../tools/ApplyPatch/ui.js"),
   Diagnostics: () => import("../tools/Diagnostics/ui.js"),
+  REPL: () => import("../tools/REPL/ui.js"),
   computer: () => import("../tools/Computer/ui.js"),
 };
 

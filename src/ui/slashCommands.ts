@@ -13,6 +13,7 @@ import type { UsageTotals } from "../agent/query.js";
 import { expandCommand, loadCustomCommands } from "../agent/commands.js";
 import { expandMcpPrompt, mcpPromptCommands } from "../mcp/client/prompts.js";
 import { INSTRUCTION_FILE_NAMES } from "../agent/instructions.js";
+import { runPluginCommand } from "../plugins/command.js";
 
 export interface CommandHost {
   session: Session;
@@ -26,6 +27,12 @@ export interface CommandHost {
   compact(focus?: string): Promise<void>;
   openRewind(): void;
   openResume(): void;
+  /** The output style's name, and a change of it (saved to local project settings). */
+  outputStyle(): string;
+  setOutputStyle(name: string): void;
+  openOutputStyles(): void;
+  /** The list of memory files to open in the editor. */
+  openMemory(): void;
   exit(): void;
   /** Sends a prompt to the model as if typed (custom commands). */
   send(prompt: string): void;
@@ -139,6 +146,21 @@ function safeRuleString(text: string): string | undefined {
   }
 }
 
+/** `/plugin …`: the same code as `toolgate plugin …`; the listing starts with what this session runs. */
+function pluginCommand(host: CommandHost, args: string): void {
+  const words = args.trim().split(/\s+/).filter(Boolean);
+  let result;
+  try {
+    result = runPluginCommand(words, { home: host.home, cwd: host.cwd, env: host.session.context.env });
+  } catch (err) {
+    host.print(`/plugin: ${(err as Error).message}`, "error");
+    return;
+  }
+  const active = host.session.plugins.map((p) => `  ${p.id}  ${p.root}`);
+  const head = words.length === 0 || words[0] === "list" ? [active.length ? "In this session:" : "No plugins in this session.", ...active, ""] : [];
+  host.print([...head, result.text].join("\n"), result.code === 0 ? "info" : "error");
+}
+
 function mcpCommand(host: CommandHost): void {
   const clients = host.session.mcp?.clients ?? [];
   if (clients.length === 0) {
@@ -192,6 +214,7 @@ function configCommand(host: CommandHost): void {
     [
       `model: ${host.model()}`,
       `permission mode: ${ctx.mode} (Shift+Tab cycles)`,
+      `output style: ${host.outputStyle()} (/output-style changes it)`,
       `sandbox: ${sandbox.status}${sandbox.reason ? ` — ${sandbox.reason}` : ""}`,
       `folder trust: ${trust.trusted ? `trusted (${trust.source}${trust.by ? `: ${trust.by}` : ""})` : "not trusted: its hooks, MCP servers and allow rules are off"}`,
       "settings files in effect (lowest precedence first):",
@@ -221,10 +244,18 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   },
   { name: "permissions", args: "[list|allow|deny|ask|remove …]", help: "list, add or remove permission rules", run: permissionsCommand },
   { name: "mcp", help: "MCP servers, their status and tools", run: mcpCommand },
+  { name: "plugin", args: "[list|install|enable|disable|uninstall|marketplace add …]", help: "plugins: list them, install name@marketplace, turn them on or off", run: pluginCommand },
   { name: "sandbox", help: "whether Bash runs in the OS sandbox", run: sandboxCommand },
   { name: "rewind", help: "go back to an earlier prompt (files restored)", run: (host) => host.openRewind() },
   { name: "cost", help: "tokens and cost of this session", run: costCommand },
   { name: "config", help: "the settings in effect, their files, trust and sandbox", run: configCommand },
+  {
+    name: "output-style",
+    args: "[name]",
+    help: "pick how the model answers (default, explanatory, learning, or your own style)",
+    run: (host, args) => (args.trim() ? host.setOutputStyle(args.trim()) : host.openOutputStyles()),
+  },
+  { name: "memory", help: "open a memory file (the project's AGENTS.md or CLAUDE.md, or yours) in $VISUAL / $EDITOR", run: (host) => host.openMemory() },
   { name: "init", help: "have the model write the project's AGENTS.md (or improve the instruction file there is)", run: (host) => host.send(INIT_PROMPT) },
   { name: "exit", help: "quit", run: (host) => host.exit() },
 ];
@@ -235,6 +266,8 @@ export const KEY_BINDINGS: ReadonlyArray<[string, string]> = [
   ["↑ / ↓", "prompt history (at the first / last line)"],
   ["Tab", "complete an @path mention"],
   ["!command", "run a shell command yourself; its output goes to the model with your next prompt"],
+  ["# note", "save a note to a memory file you pick (not sent to the model)"],
+  ["@server:uri", "attach an MCP server's resource (Tab completes it with the files)"],
   ["Esc", "interrupt the model and running tools"],
   ["Esc Esc", "on an empty prompt: rewind to an earlier prompt"],
   ["Shift+Tab", "cycle permission modes"],
@@ -244,7 +277,7 @@ export const KEY_BINDINGS: ReadonlyArray<[string, string]> = [
 
 /** `.toolgate/commands` and `.claude/commands` of the project and the user, read when used (they may change). */
 function customCommands(host: CommandHost) {
-  return loadCustomCommands({ cwd: host.cwd, home: host.home, userHome: host.session.context.env.HOME });
+  return loadCustomCommands({ cwd: host.cwd, home: host.home, userHome: host.session.context.env.HOME, plugins: host.session.plugins });
 }
 
 function helpText(host: CommandHost): string {

@@ -62,6 +62,7 @@ describe("toolgate doctor", () => {
       ["rule tool names", "warn"],
       // The empty command was already dropped (and reported) by the settings check.
       ["hooks", "ok"],
+      ["plugins", "ok"],
       ["MCP servers", "ok"],
       // a real run in the sandbox where it can run; where it cannot, a warning saying what to install
       ["sandbox", sandboxAvailable ? "ok" : "warn"],
@@ -69,7 +70,8 @@ describe("toolgate doctor", () => {
       ["language servers", "ok"],
       ["web search", "ok"],
     ]);
-    const [settings, trust, permissions, names, hooks, mcp] = report.checks;
+    const [settings, trust, permissions, names, hooks, plugins, mcp] = report.checks;
+    expect(plugins.lines).toEqual(["no plugins (toolgate plugin list shows the installed ones)"]);
     expect(trust.lines).toEqual([`${cwd} is trusted (--trust, for this run): its settings, hooks, MCP servers and language servers apply`]);
     expect(settings.lines).toEqual([
       `user settings: ${path.join(home, "settings.json")} — ok`,

@@ -292,10 +292,14 @@ describe.skipIf(!!skipReason)("Bash in the OS sandbox", () => {
     });
   });
 
-  it("a daemon that double-forks is killed with the tree", async () => {
+  it("a daemon that double-forks is killed with the tree (the long-lived sandbox: with its task)", async () => {
     const { session } = await open();
     const tag = `tg-sbx-daemon-${process.pid}-${Date.now()}`;
-    await bash(session, { command: `(setsid bash -c 'exec -a ${tag} sleep 300' &) ; sleep 0.2; echo started` });
+    const { text } = await bash(session, { command: `(setsid bash -c 'exec -a ${tag} sleep 300' &) ; echo started` });
+    // the long-lived sandbox keeps what a call left running as a task, until TaskStop
+    const task = /background task (b[0-9a-f]{8})/.exec(text)?.[1];
+    if (process.env.TOOLGATE_SANDBOX_PERSISTENT !== "0") await session.context.tasks.get(task!)!.stop();
+    else expect(task).toBeUndefined();
     const ps = spawnSync("pgrep", ["-f", tag], { encoding: "utf8" });
     expect(ps.stdout.trim()).toBe("");
   });

@@ -372,3 +372,25 @@ describe("toolgate under the Claude Agent SDK", () => {
     expect(String(thrown ?? "")).not.toMatch(/TypeError/);
   });
 });
+
+describe("plugins under the Claude Agent SDK", () => {
+  it("options.plugins: the SDK's local plugin loads; its command, agent and server are in the init answer and line", async () => {
+    const { writePlugin } = await import("../plugins/fixtures.js");
+    const { tempDir } = await import("../helpers.js");
+    const dir = project();
+    const plugin = writePlugin(path.join(tempDir("toolgate-sdk-plugin-"), "kit"));
+    const server = await serve({ turns: [text("hi Ada")] });
+    const q = query({ prompt: "hello", options: { ...sdkOptions(dir, server), plugins: [{ type: "local", path: plugin }] } });
+    const init = await q.initializationResult();
+    expect(init.commands.map((c) => c.name)).toContain("kit:hello");
+    expect(init.agents.map((a) => a.name)).toContain("kit:reviewer");
+    const messages = await collect(q);
+    const first = messages[0] as Extract<SDKMessage, { type: "system"; subtype: "init" }>;
+    expect(first.plugins).toEqual([{ name: "kit", path: plugin }]);
+    expect(first.mcp_servers).toEqual([{ name: "plugin:kit:echo", status: "connected" }]);
+    // The plugin's skill and agent type are offered to the model.
+    expect(sent(server, 0)).toContain("kit:style: The kit's house style.");
+    expect(sent(server, 0)).toContain("kit:reviewer: Reviews changes for the kit.");
+    expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "hi Ada" });
+  });
+});

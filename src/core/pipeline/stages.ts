@@ -10,6 +10,7 @@ import { describeUnavailableMcpServer, findToolByName, getCurrentTools, isDeferr
 import { suggestToolName } from "../toolNames.js";
 import { formatZodIssues, parseToolInput } from "../validation.js";
 import { AbortError, classifyToolError, formatError, isAbortError } from "../errors.js";
+import { trackWorkspaceWrites } from "./workspaceTracking.js";
 import { mapToolResultToToolResultBlockParam, maybePersistLargeToolResult, persistenceThreshold, toolResultTextLength } from "../results.js";
 import type { ToolResultBlockParam } from "../messages.js";
 import { watchAbort } from "../abort.js";
@@ -340,6 +341,7 @@ export function startCall(call: ResolvedCall): CallRun {
   callContext.toolUseID = toolUseID;
   callContext.validated = call.prepared;
   callContext.permissionDecision = call.decision;
+  const checkpointWrites = trackWorkspaceWrites(call);
   let pending: Promise<ToolResult<unknown>>;
   try {
     pending = Promise.resolve(
@@ -352,6 +354,7 @@ export function startCall(call: ResolvedCall): CallRun {
   } catch (error) {
     pending = Promise.reject(error);
   }
+  if (checkpointWrites) pending = pending.finally(checkpointWrites);
   run.done = pending.then(
     (value) => {
       call.settled = { ok: true, value };

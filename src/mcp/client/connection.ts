@@ -21,11 +21,25 @@ import { ToolgateStdioClientTransport, describeExit } from "./stdioTransport.js"
 import { createMcpTool, type McpCallOptions } from "./mcpTool.js";
 import { OrderedTransport } from "./orderedTransport.js";
 import { environmentFetchOption } from "../../util/proxyFetch.js";
+import { UnauthorizedError, auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import { McpNeedsLoginError, createLoginProvider, createStoredLoginProvider, needsLoginMessage, type McpLoginPrompt, type ToolgateOAuthProvider } from "./oauth.js";
+import { openMcpOAuthStore } from "./oauthStore.js";
 
 export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 10 * 60_000;
 
-export type McpServerStatus = "pending" | "connected" | "failed" | "disconnected" | "closed";
+export type McpServerStatus = "pending" | "connected" | "failed" | "needs-auth" | "disconnected" | "closed";
+
+/** OAuth for http and sse servers (docs/mcp.md, "Servers that need a login"). */
+export interface McpOAuthOptions {
+  /** toolgate's home: logins are kept in its mcp-oauth.json (0600). */
+  home: string;
+  /**
+   * Given, a server that asks for a login gets one now: the address is shown through `onAuthorizationUrl` and the
+   * connection waits (up to `timeoutMs`) for the browser to come back. Without it such a server is "needs-auth".
+   */
+  login?: { onAuthorizationUrl(prompt: McpLoginPrompt): void; timeoutMs?: number };
+}
 
 export interface McpConnectionOptions {
   connectTimeoutMs?: number;
@@ -39,6 +53,7 @@ export interface McpConnectionOptions {
   onCatalogChanged?: (serverName: string) => void;
   /** Wraps a stdio server's command line in the session's OS sandbox (entries with `"sandbox": true`). */
   sandboxWrap?: (commandLine: string, serverName: string) => Promise<{ command: string; finish(): unknown }>;
+  oauth?: McpOAuthOptions;
 }
 
 /** One configured server: its live connection, its tools as toolgate tools, and why it is down when it is. */
@@ -86,7 +101,7 @@ export class McpToolCallError extends TelemetrySafeError {
   }
 }
 
-function createTransport(name: string, config: McpServerConfig, options: McpConnectionOptions): Transport {
+function createTransport(name: string, config: McpServerConfig, options: McpConnectionOptions, authProvider?: ToolgateOAuthProvider): Transport {
   switch (config.type) {
     case "stdio": {
       const sandboxWrap = options.sandboxWrap;
@@ -107,11 +122,11 @@ function createTransport(name: string, config: McpServerConfig, options: McpConn
     }
     case "http": {
       const viaProxy = environmentFetchOption();
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...(viaProxy ? { fetch: viaProxy } : {}) });
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, authProvider, ...(viaProxy ? { fetch: viaProxy } : {}) });
     }
     case "sse": {
       const viaProxy = environmentFetchOption();
-      return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...(viaProxy ? { fetch: viaProxy } : {}) });
+      return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, authProvider, ...(viaProxy ? { fetch: viaProxy } : {}) });
     }
     case "sdk":
       return config.transport();
@@ -290,11 +305,25 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     await previous?.close().catch(() => undefined);
   };
 
-  const doConnect = async () => {
-    await disconnect();
-    status = "pending";
-    error = undefined;
-    const t = createTransport(name, config, options);
+  /** Answers 401 with the SDK's OAuth flow: stored tokens sent and refreshed, or (with `oauth.login`) a new login. */
+  const oauthProvider = async (): Promise<ToolgateOAuthProvider | undefined> => {
+    if ((config.type !== "http" && config.type !== "sse") || !options.oauth) return undefined;
+    const base = { store: openMcpOAuthStore(options.oauth.home), serverName: name, serverUrl: config.url };
+    if (options.oauth.login) return createLoginProvider({ ...base, ...options.oauth.login });
+    const stored = createStoredLoginProvider(base);
+    // nothing stored: a 401 is reported as needing a login, and nothing (no client registration) is sent
+    return stored.hasTokens() ? stored : undefined;
+  };
+
+  const storedLoginProvider = () =>
+    config.type === "http" || config.type === "sse"
+      ? createStoredLoginProvider({ store: openMcpOAuthStore(options.oauth!.home), serverName: name, serverUrl: config.url })
+      : undefined;
+
+  /** One transport and client, connected and listed within connectTimeoutMs; the transport is kept for finishAuth. */
+  const attempt = async (authProvider: ToolgateOAuthProvider | undefined, made: { transport?: Transport; client?: Client }) => {
+    const t = createTransport(name, config, options, authProvider);
+    made.transport = t;
     const c = new Client(clientInfo, {
       capabilities: {},
       listChanged: {
@@ -314,33 +343,76 @@ export function createMcpServerConnection(scoped: ScopedMcpServerConfig, options
     c.onerror = () => undefined;
     transport = t;
     client = c;
+    made.client = c;
+    await withTimeout(
+      (async () => {
+        await c.connect(new OrderedTransport(t), { timeout: connectTimeoutMs });
+        serverInfo = c.getServerVersion();
+        instructions = c.getInstructions();
+        setTools(await listAllTools(c));
+        await listCatalog(c);
+      })(),
+      connectTimeoutMs,
+      `no answer within ${connectTimeoutMs} ms (setting mcp.connectTimeoutMs)`,
+    );
+    if (client === c && !shutDown) status = "connected";
+  };
+
+  const isRemote = config.type === "http" || config.type === "sse";
+  /** The server refused us for want of a login (a 401, or the SDK asking for a new authorization). */
+  const wantsLogin = (err: unknown, provider: ToolgateOAuthProvider | undefined) =>
+    isRemote && (err instanceof McpNeedsLoginError || err instanceof UnauthorizedError || provider?.loginRequested === true || (err as { code?: unknown }).code === 401);
+
+  const doConnect = async () => {
+    await disconnect();
+    status = "pending";
+    error = undefined;
+    const made: { transport?: Transport; client?: Client } = {};
+    let provider: ToolgateOAuthProvider | undefined;
     try {
-      await withTimeout(
-        (async () => {
-          await c.connect(new OrderedTransport(t), { timeout: connectTimeoutMs });
-          serverInfo = c.getServerVersion();
-          instructions = c.getInstructions();
-          setTools(await listAllTools(c));
-          await listCatalog(c);
-        })(),
-        connectTimeoutMs,
-        `no answer within ${connectTimeoutMs} ms (setting mcp.connectTimeoutMs)`,
-      );
-      if (client === c && !shutDown) status = "connected";
+      provider = await oauthProvider();
+      // an expired access token is renewed before the server has to refuse it
+      if (provider?.needsRefresh() && !options.oauth?.login && isRemote) {
+        const viaProxy = environmentFetchOption();
+        await auth(provider, { serverUrl: config.url, ...(viaProxy ? { fetchFn: viaProxy } : {}) });
+      }
+      try {
+        await attempt(provider, made);
+      } catch (err) {
+        const loginTransport = made.transport;
+        if (!(options.oauth?.login && provider && err instanceof UnauthorizedError && loginTransport && "finishAuth" in loginTransport)) throw err;
+        // the person is at the browser: the wait is theirs, not the connect timeout's
+        if (client === made.client) await disconnect();
+        const code = await provider.authorizationCode();
+        await (loginTransport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(code);
+        await provider.close();
+        // from here on the session runs on the stored login, refreshed as needed, never prompting again
+        provider = storedLoginProvider();
+        await attempt(provider, made);
+      }
     } catch (err) {
+      const t = made.transport;
       const exited = t instanceof ToolgateStdioClientTransport && t.exit !== undefined;
       const code = (err as NodeJS.ErrnoException).code;
+      if (made.client && client === made.client) await disconnect();
+      if (shutDown) return;
+      if (wantsLogin(err, provider) && !options.oauth?.login) {
+        status = "needs-auth";
+        error = needsLoginMessage(name);
+        return;
+      }
       const reason =
         code === "ENOENT" && config.type === "stdio"
           ? `command not found: ${config.command}`
           : exited
             ? `the server ${howItEnded(t)} during startup.${stderrNote(t)}`
-            : describeNetworkError(err);
-      if (client === c) await disconnect();
-      if (!shutDown) {
-        status = "failed";
-        error = `could not connect: ${config.type === "stdio" || config.type === "sdk" ? "" : `${addressOf(config.url)}: `}${reason}`;
-      }
+            : options.oauth?.login && isRemote && !(err instanceof UnauthorizedError) && provider
+              ? `login failed: ${describeNetworkError(err)}`
+              : describeNetworkError(err);
+      status = "failed";
+      error = `could not connect: ${config.type === "stdio" || config.type === "sdk" ? "" : `${addressOf(config.url)}: `}${reason}`;
+    } finally {
+      await provider?.close();
     }
   };
 

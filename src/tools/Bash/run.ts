@@ -13,7 +13,8 @@ import type { ToolCallProgress, ToolResult, ToolUseContext } from "../../core/To
 import { isInWorkingDirectories } from "../../permissions/index.js";
 import { analyzeCommand } from "../../shell/analyze.js";
 import { checkBashCommandPermissionAsync, isReadOnlyCommand } from "./permissions/decide.js";
-import { startShell, type BashProgress } from "./shell.js";
+import { startShell, type BashProgress, type ShellProcess, type ShellResult } from "./shell.js";
+import { startSandboxedShell, type SandboxedShellResult } from "./sandboxedShell.js";
 import { interpretExitCode } from "./exitCodes.js";
 import { BashBackgroundTask } from "./backgroundTask.js";
 import { prepareBashLaunch, sandboxVerdict, type BashLaunch } from "./sandbox.js";
@@ -55,16 +56,21 @@ async function runInBackground(input: BashInput, context: ToolUseContext, notes:
   const launch = await prepareBashLaunch(input, context, { captureCwd: false, commandId: `${context.sessionId}:${id}`, cwd });
   if (launch.kind === "refused") return refusedOutput(launch.message, notes, cwd);
   notes.push(...launch.notes);
-  const shell = startShell({
+  const common = {
     command: input.command,
     cwd,
     env: withoutCredentials(context.env, readPassEnv(context.options.settings)),
     outputFile: outputPath(context, "tasks", id),
     eagerFile: true,
     captureCwd: false,
-    ...(launch.kind === "sandboxed" ? { launch: launch.launch } : {}),
-  });
+  };
+  let shell: ShellProcess;
+  // a sandbox that cannot start fails the task, which TaskOutput reports
+  if (launch.kind === "persistent") shell = startSandboxedShell({ ...common, untilGroupEnds: true, start: launch.start });
+  else shell = startShell({ ...common, ...(launch.kind === "sandboxed" ? { launch: launch.launch } : {}) });
   if (launch.kind === "sandboxed") void shell.done.finally(() => launch.finish("", cwd)).catch(() => undefined);
+  // The snapshot around this call ends when the call returns, while the command goes on.
+  notes.push("Files this background command changes from now on are not checkpointed: rewind cannot undo them.");
   const task = new BashBackgroundTask(id, input.command, input.description ?? input.command, shell);
   context.tasks.add(task);
   return {
@@ -132,7 +138,7 @@ export async function call(input: BashInput, context: ToolUseContext, onProgress
   const launch: BashLaunch = await prepareBashLaunch(input, context, { captureCwd: true, commandId: `${context.sessionId}:${runId}`, cwd });
   if (launch.kind === "refused") return { data: refusedOutput(launch.message, notes, cwd) };
   notes.push(...launch.notes);
-  const shell = startShell({
+  const options = {
     command: input.command,
     cwd,
     env: withoutCredentials(context.env, readPassEnv(context.options.settings)),
@@ -141,16 +147,20 @@ export async function call(input: BashInput, context: ToolUseContext, onProgress
     captureCwd: true,
     timeoutMs,
     signal,
-    onProgress: onProgress && ((data) => onProgress({ toolUseID: context.toolUseID ?? "", data })),
-    ...(launch.kind === "sandboxed" ? { launch: launch.launch } : {}),
-  });
-  const result = await shell.done.catch((err: unknown) => {
+    onProgress: onProgress && ((data: BashProgress) => onProgress({ toolUseID: context.toolUseID ?? "", data })),
+  };
+  const shell =
+    launch.kind === "persistent"
+      ? startSandboxedShell({ ...options, start: launch.start, ...(launch.cwdFile ? { cwdFile: launch.cwdFile } : {}) })
+      : startShell({ ...options, ...(launch.kind === "sandboxed" ? { launch: launch.launch } : {}) });
+  const result: ShellResult & Partial<SandboxedShellResult> = await shell.done.catch((err: unknown) => {
     if (launch.kind === "sandboxed") launch.finish("", cwd);
     throw err;
   });
   const snapshot = shell.output.snapshot();
   await shell.output.finish(snapshot.truncated);
-  const sandboxNotes = launch.kind === "sandboxed" ? launch.finish(snapshot.text, cwd) : [];
+  const sandboxNotes =
+    launch.kind === "sandboxed" ? launch.finish(snapshot.text, cwd) : launch.kind === "persistent" ? launch.finish(result.violations ?? [], snapshot.text, cwd) : [];
   if (result.interrupted) throw new AbortError();
 
   // the directory carries over, unless it left the working directories
@@ -168,6 +178,15 @@ export async function call(input: BashInput, context: ToolUseContext, onProgress
   notes.push(...sandboxNotes);
   if (result.leftoversStopped) {
     notes.push("Processes the command left running in the background were stopped. Use run_in_background for long-running commands.");
+  }
+  if (result.leftover) {
+    // what it left running stays in the sandbox as a background task, stoppable and readable like one
+    const id = createTaskId("b");
+    const adopted = result.leftover(outputPath(context, "tasks", id));
+    context.tasks.add(new BashBackgroundTask(id, input.command, `left running by: ${input.description ?? input.command}`, adopted));
+    notes.push(
+      `The command left processes running in the background; they keep running as background task ${id} (output file ${adopted.output.filePath}). Read their output with TaskOutput and stop them with TaskStop (task_id ${id}).`,
+    );
   }
 
   let isError = true;
@@ -195,7 +214,7 @@ export async function call(input: BashInput, context: ToolUseContext, onProgress
       notes,
       cwd: finalCwd,
       durationMs: result.durationMs,
-      ...(launch.kind === "sandboxed" ? { sandboxed: true } : {}),
+      ...(launch.kind !== "unsandboxed" ? { sandboxed: true } : {}),
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   sandboxUnavailableMessage,
   writeScopeFor,
   type Sandbox,
+  type SessionSandboxProcess,
   type WriteScope,
 } from "../../sandbox/index.js";
 import { analyzeCommand } from "../../shell/analyze.js";
@@ -72,6 +73,16 @@ export type BashLaunch =
   | { kind: "unsandboxed"; notes: string[] }
   | { kind: "refused"; message: string }
   | {
+      /** In the session's long-lived sandbox. */
+      kind: "persistent";
+      scope: WriteScope;
+      cwdFile?: string;
+      notes: string[];
+      start(script: string, env: NodeJS.ProcessEnv): Promise<SessionSandboxProcess>;
+      /** After the command: the sandbox's refusals as notes for the model. */
+      finish(violations: string[], output: string, cwd: string): string[];
+    }
+  | {
       kind: "sandboxed";
       scope: WriteScope;
       launch: { script: string; cwdFile?: string };
@@ -97,6 +108,33 @@ export async function prepareBashLaunch(
   const scope = writeScopeFor(context.permissionDecision, permissionContext.mode);
   const tempDir = sandbox.tempDir as string;
   const cwdFile = options.captureCwd ? cwdFilePath(tempDir) : undefined;
+  const refusals = (violations: string[], filesystem: SessionSandboxProcess["filesystem"], output: string, cwd: string) =>
+    describeSandboxRefusals({
+      violations,
+      output,
+      scope,
+      filesystem,
+      cwd,
+      suggestedRules: [...new Set(analyzeCommand(input.command).parts.map((p) => suggestRuleContent(p)).filter((r): r is string => !!r))],
+      workingDirectories: [permissionContext.cwd, ...permissionContext.additionalWorkingDirectories.map((d) => d.path)],
+    });
+  // The default where the sandbox offers it (Linux); TOOLGATE_SANDBOX_PERSISTENT=0 gives each command its own.
+  if (sandbox.spawn && persistentSandboxWanted()) {
+    const spawn = sandbox.spawn;
+    let filesystem: SessionSandboxProcess["filesystem"] | undefined;
+    return {
+      kind: "persistent",
+      scope,
+      cwdFile,
+      notes,
+      start: async (script, env) => {
+        const proc = await spawn({ permissionContext, scope, script, cwd: options.cwd, env });
+        filesystem = proc.filesystem;
+        return proc;
+      },
+      finish: (violations, output, cwd) => (filesystem ? refusals(violations, filesystem, output, cwd) : []),
+    };
+  }
   const script = shellScript(input.command, cwdFile);
   const wrapped = await sandbox.wrap(script, { permissionContext, scope, commandId: options.commandId, signal: context.abortController.signal });
   const suggestedRules = [...new Set(analyzeCommand(input.command).parts.map((p) => suggestRuleContent(p)).filter((r): r is string => !!r))];
@@ -116,6 +154,11 @@ export async function prepareBashLaunch(
         workingDirectories: [permissionContext.cwd, ...permissionContext.additionalWorkingDirectories.map((d) => d.path)],
       }),
   };
+}
+
+/** Whether Bash runs in the session's long-lived sandbox (on unless TOOLGATE_SANDBOX_PERSISTENT=0). */
+function persistentSandboxWanted(): boolean {
+  return process.env.TOOLGATE_SANDBOX_PERSISTENT !== "0";
 }
 
 /** The `sandbox:` line of `toolgate permissions explain Bash …`: where the command would run and what it could write. */

@@ -90,6 +90,8 @@ export const BashTool = buildTool<BashInput, BashOutput, BashProgress>({
   describeInput: (input) => (typeof input.command === "string" ? input.command : (input.description ?? "")),
   // Until the grammar and the analysis are loaded the synchronous answers are the safe ones; the first ask starts loading.
   isReadOnly: (input) => loaded(input)?.isReadOnly(input) ?? false,
+  // Read-only commands take no snapshot; the answer is asked after validateInput loaded the analysis.
+  writesAnywhere: (input) => !(loaded(input)?.isReadOnly(input) ?? false),
   isConcurrencySafe: (input) => !input.run_in_background && (loaded(input)?.isConcurrencySafe(input) ?? false),
   interruptBehavior: () => "cancel",
   toAutoClassifierInput: (input) => input.command,

@@ -35,6 +35,8 @@ export interface SkillLocations {
   home: string;
   /** The user's home directory: `~/.claude/skills`. */
   userHome?: string;
+  /** Plugins' skills folders, read after the project's and the user's; their skills are named `<plugin>:<skill>`. */
+  plugins?: ReadonlyArray<{ name: string; root: string; skillRoots: readonly string[] }>;
 }
 
 export interface SkillCatalog extends SkillCatalogAccess, FileWriteObserver {
@@ -108,7 +110,7 @@ export async function linksOutside(file: string, owner: string): Promise<string 
  * Reads and checks one skill's SKILL.md. Never throws: a bad file is a problem line, a folder without a
  * SKILL.md is nothing.
  */
-export async function readSkillFile(dir: string, scope: SkillInfo["scope"]): Promise<{ loaded: Loaded; body?: string }> {
+export async function readSkillFile(dir: string, scope: SkillInfo["scope"], plugin?: SkillInfo["plugin"]): Promise<{ loaded: Loaded; body?: string }> {
   const file = path.join(dir, SKILL_FILE_NAME);
   const stat = await statIfExists(file);
   if (!stat) return { loaded: undefined };
@@ -116,8 +118,8 @@ export async function readSkillFile(dir: string, scope: SkillInfo["scope"]): Pro
   // A FIFO or device would block or never end: only regular files are read.
   if (!stat.isFile()) return bad("not a regular file");
   if (stat.size > MAX_SKILL_FILE_BYTES) return bad(`${stat.size} bytes, more than the ${MAX_SKILL_FILE_BYTES} a SKILL.md may have`);
-  if (scope === "project") {
-    const escape = await linksOutside(file, path.resolve(dir, "..", "..", ".."));
+  if (scope === "project" || plugin) {
+    const escape = await linksOutside(file, plugin ? plugin.root : path.resolve(dir, "..", "..", ".."));
     if (escape) return bad(escape);
   }
   let text: string;
@@ -143,12 +145,13 @@ export async function readSkillFile(dir: string, scope: SkillInfo["scope"]): Pro
   if (!description) return bad("it has no description (front matter `description:`) and no text to take one from");
   const tools = toolList(attributes["allowed-tools"]);
   if (tools && !Array.isArray(tools)) return bad(tools.error);
-  const skill: SkillInfo = { name: rawName, description, dir, file, scope, ...(tools?.length ? { allowedTools: tools } : {}) };
+  const name = plugin ? `${plugin.name}:${rawName}` : rawName;
+  const skill: SkillInfo = { name, description, dir, file, scope, ...(plugin ? { plugin } : {}), ...(tools?.length ? { allowedTools: tools } : {}) };
   return { loaded: { skill }, body };
 }
 
 /** Every skill folder directly under one skills root, in name order. */
-async function scanRoot(root: string, scope: SkillInfo["scope"]): Promise<Array<Exclude<Loaded, undefined>>> {
+async function scanRoot(root: string, scope: SkillInfo["scope"], plugin?: SkillInfo["plugin"]): Promise<Array<Exclude<Loaded, undefined>>> {
   let entries: string[];
   try {
     entries = (await fs.readdir(root)).sort();
@@ -170,7 +173,7 @@ async function scanRoot(root: string, scope: SkillInfo["scope"]): Promise<Array<
           // Symlinked skill folders are followed (a user may link a shared checkout); a project's must stay inside it.
           const stat = await statIfExists(dir);
           if (!stat?.isDirectory()) return undefined;
-          return (await readSkillFile(dir, scope)).loaded;
+          return (await readSkillFile(dir, scope, plugin)).loaded;
         }),
       )),
     );
@@ -230,14 +233,15 @@ export async function loadSkillCatalog(locations: SkillLocations): Promise<Skill
 
   // Nearest first, `.toolgate` before `.claude`: the nearest and toolgate's own folder win a name.
   const userHome = locations.userHome ?? os.homedir();
-  const roots: Array<{ root: string; scope: SkillInfo["scope"] }> = [
+  const roots: Array<{ root: string; scope: SkillInfo["scope"]; plugin?: SkillInfo["plugin"] }> = [
     ...projectDirs.flatMap((dir) => PROJECT_SKILL_FOLDERS.map((folder) => ({ root: path.join(dir, folder), scope: "project" as const }))),
     { root: path.join(locations.home, "skills"), scope: "user" },
     { root: path.join(userHome, ".claude", "skills"), scope: "user" },
+    ...(locations.plugins ?? []).flatMap((p) => p.skillRoots.map((root) => ({ root, scope: "plugin" as const, plugin: { name: p.name, root: p.root } }))),
   ];
   // A root met twice (the working directory is the home directory) counts once, as the project's.
   const scans = roots.filter(({ root }, i) => roots.findIndex((r) => r.root === root) === i);
-  for (const results of await Promise.all(scans.map(({ root, scope }) => scanRoot(root, scope)))) take(results);
+  for (const results of await Promise.all(scans.map(({ root, scope, plugin }) => scanRoot(root, scope, plugin)))) take(results);
 
   const discover = async (absPath: string): Promise<SkillInfo[]> => {
     const target = path.resolve(absPath);

@@ -121,7 +121,7 @@ async function prepare(input: SkillInput, context: ToolUseContext): Promise<{ ok
   const skill = findSkill(skills, input.skill);
   if (!skill) return { ok: false, message: unknownSkillMessage(input.skill, skills), errorCode: ERROR_UNKNOWN };
   // Read now, not at session start: the instructions are the file as it is when the model asks for them.
-  const { loaded, body } = await readSkillFile(skill.dir, skill.scope);
+  const { loaded, body } = await readSkillFile(skill.dir, skill.scope, skill.plugin);
   if (!loaded || "problem" in loaded || body === undefined) {
     const why = loaded && "problem" in loaded ? loaded.problem : `${skill.file} no longer exists`;
     return { ok: false, message: `The skill ${skill.name} cannot be loaded: ${why}.`, errorCode: ERROR_UNREADABLE };

@@ -209,6 +209,7 @@ describe("Bash: background tasks", () => {
     const task = context.tasks.get(id);
     expect(task?.status()).toBe("running");
     expect(started.text).toContain(task?.outputFile);
+    expect(started.text).toContain("Files this background command changes from now on are not checkpointed: rewind cannot undo them.");
 
     const peek = await runTool(context, "TaskOutput", { task_id: id, block: false }, approveAll);
     expect(peek.text).toMatch(/is running/);

@@ -1,0 +1,50 @@
+/**
+ * The snapshot around a call whose tool declares it may write anywhere in the working directories
+ * (`writesAnywhere`): the files are snapshotted before the call, and what it changed is checkpointed under
+ * the assistant message that asked for it, the way the file tools checkpoint their writes, so rewind and
+ * `toolgate diff` cover it. What could not be covered is told to the model with the result.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ToolUseContext } from "../Tool.js";
+import type { ResolvedCall } from "./state.js";
+
+function workingDirectories(context: ToolUseContext): string[] {
+  const permissions = context.getAppState().toolPermissionContext;
+  return [permissions.cwd, ...permissions.additionalWorkingDirectories.map((dir) => dir.path)];
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Snapshot before the call; the returned function, run once the call settled, checkpoints what it changed. */
+export function trackWorkspaceWrites(call: ResolvedCall): (() => void) | undefined {
+  const snapshots = call.context.workspaceSnapshots;
+  if (!snapshots || !call.tool.writesAnywhere?.(call.input)) return undefined;
+  const roots = workingDirectories(call.context);
+  try {
+    snapshots.snapshot(roots);
+  } catch (err) {
+    call.additionalContext.push(`The working directories could not be snapshotted before this call (${reason(err)}), so rewind cannot undo what it changed.`);
+    return undefined;
+  }
+  return () => {
+    const history = call.context.fileHistory;
+    const messageId = call.assistantMessage.id ?? call.toolUseID;
+    try {
+      const { changed, uncovered } = snapshots.changesSince(roots);
+      for (const { filePath, before } of changed) history.checkpointSaved(filePath, messageId, before);
+      for (const { filePath, reason: why } of uncovered) history.markUncovered(filePath, messageId, why);
+      if (uncovered.length) {
+        // Snapshot paths are real paths.
+        const cwd = fs.realpathSync(call.context.getAppState().toolPermissionContext.cwd);
+        const shown = (file: string) => (file.startsWith(`${cwd}/`) ? path.relative(cwd, file) : file);
+        const list = uncovered.map((u) => `${shown(u.filePath)} (${u.reason})`).join("; ");
+        call.additionalContext.push(`Changed but not covered by checkpoints, so rewind cannot restore them: ${list}.`);
+      }
+    } catch (err) {
+      call.additionalContext.push(`What this call changed could not be checkpointed (${reason(err)}), so rewind may not undo all of it.`);
+    }
+  };
+}

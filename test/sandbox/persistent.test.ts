@@ -1,0 +1,216 @@
+/**
+ * The session's long-lived sandbox (bwrap + supervisor): processes that outlive their call, leftovers
+ * adopted as tasks, parallel read-only calls, one sandbox per policy, a supervisor killed from outside,
+ * nothing left after close. Skipped, with the reason, where the sandbox cannot run.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { afterAll, describe, expect, it } from "vitest";
+import { runToolUse, type ToolUseUpdate } from "../../src/core/pipeline/index.js";
+import { runTools } from "../../src/core/executor/index.js";
+import { createSession, type Session } from "../../src/session/index.js";
+import { checkSandboxSupport } from "../../src/sandbox/index.js";
+import { listProcesses, treeMembers } from "../../src/util/processTree.js";
+import { assistantMessage, tempDir } from "../helpers.js";
+
+const support = checkSandboxSupport();
+const bwrapRuns = support.available && spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]).status === 0;
+const skipReason = !support.available
+  ? support.reason
+  : !bwrapRuns
+    ? "bwrap is installed but cannot create namespaces here"
+    : process.env.TOOLGATE_SANDBOX_PERSISTENT === "0"
+      ? "the long-lived sandbox is off (TOOLGATE_SANDBOX_PERSISTENT=0)"
+      : "";
+if (skipReason) console.warn(`skipping persistent sandbox tests: ${skipReason}`);
+
+const sessions: Session[] = [];
+afterAll(async () => {
+  for (const s of sessions.splice(0)) await s.close();
+});
+
+async function open(options: { mode?: "acceptEdits"; files?: Record<string, string> } = {}): Promise<{ session: Session; cwd: string }> {
+  const cwd = tempDir("tg-psbx-");
+  fs.mkdirSync(path.join(cwd, ".git/hooks"), { recursive: true });
+  for (const [name, content] of Object.entries(options.files ?? {})) fs.writeFileSync(path.join(cwd, name), content);
+  const home = tempDir("tg-psbx-home-");
+  const session = await createSession({
+    cwd,
+    home,
+    permissionMode: options.mode,
+    env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
+  });
+  sessions.push(session);
+  return { session, cwd };
+}
+
+let counter = 0;
+function textOf(update: ToolUseUpdate | undefined): { text: string; isError: boolean } {
+  if (!update || update.type !== "result") throw new Error("no result");
+  const content = update.block.content;
+  const text = typeof content === "string" ? content : (content ?? []).map((c) => ("text" in c ? c.text : "")).join("\n");
+  return { text, isError: update.block.is_error === true };
+}
+
+async function call(session: Session, name: string, input: Record<string, unknown>) {
+  const updates: ToolUseUpdate[] = [];
+  const block = { type: "tool_use" as const, id: `toolu_p${++counter}`, name, input };
+  for await (const u of runToolUse(block, assistantMessage(), session.canUseTool, session.context)) updates.push(u);
+  return textOf(updates.find((u) => u.type === "result"));
+}
+
+const bash = (session: Session, input: Record<string, unknown>) => call(session, "Bash", input);
+
+/** A process as pid and start time (clock ticks since boot): survives pid reuse. */
+function identity(pid: number): string {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return `${pid}:${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]}`;
+  } catch {
+    return `${pid}:gone`;
+  }
+}
+
+/** Resolves when `file` appears in `dir` (an event, not a timer). */
+function appears(dir: string, file: string): Promise<void> {
+  return new Promise((resolve) => {
+    const watcher = fs.watch(dir, () => {
+      if (fs.existsSync(path.join(dir, file))) {
+        watcher.close();
+        resolve();
+      }
+    });
+    if (fs.existsSync(path.join(dir, file))) {
+      watcher.close();
+      resolve();
+    }
+  });
+}
+
+describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
+  it("a background server started in one call answers a later call (a FIFO in the session temp dir)", async () => {
+    const server = 'mkfifo "$TMPDIR/req" "$TMPDIR/resp.tmp" && mv "$TMPDIR/resp.tmp" "$TMPDIR/resp"\nwhile read -r line < "$TMPDIR/req"; do echo "pong $line" > "$TMPDIR/resp"; done\n';
+    const client = 'until [ -p "$TMPDIR/resp" ]; do sleep 0.05; done\necho hello > "$TMPDIR/req"; cat "$TMPDIR/resp"\n';
+    const { session } = await open({ files: { "server.sh": server, "client.sh": client } });
+    const started = await bash(session, { command: "bash server.sh", run_in_background: true });
+    expect(started.isError).toBe(false);
+    const answer = await bash(session, { command: "bash client.sh" });
+    expect(answer.text).toContain("pong hello");
+    const again = await bash(session, { command: "bash client.sh" });
+    expect(again.text).toContain("pong hello");
+  });
+
+  it("a foreground command's `sleep 1000 &` becomes a task that TaskOutput reads and TaskStop stops", async () => {
+    const { session } = await open();
+    const result = await bash(session, { command: "(echo from-the-leftover; exec sleep 1000) & echo done" });
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain("done");
+    const id = /background task (b[0-9a-f]{8})/.exec(result.text)?.[1];
+    expect(id, result.text).toBeDefined();
+    const task = session.context.tasks.get(id!)!;
+    expect(task.status()).toBe("running");
+    const output = await call(session, "TaskOutput", { task_id: id, block: false });
+    expect(output.text).toContain("running");
+    const stop = await call(session, "TaskStop", { task_id: id });
+    expect(stop.isError).toBe(false);
+    expect(task.status()).toBe("killed");
+    const inside = await bash(session, { command: "ps -eo args" });
+    expect(inside.text).not.toContain("sleep 1000");
+  });
+
+  it("a daemon that double-forked out of its group is adopted too, and TaskStop kills it", async () => {
+    const { session } = await open();
+    const tag = `tg-psbx-daemon-${process.pid}-${Date.now()}`;
+    const result = await bash(session, { command: `(setsid bash -c 'exec -a ${tag} sleep 300' &) ; echo started` });
+    const id = /background task (b[0-9a-f]{8})/.exec(result.text)?.[1];
+    expect(id, result.text).toBeDefined();
+    await call(session, "TaskStop", { task_id: id });
+    expect(spawnSync("pgrep", ["-f", tag], { encoding: "utf8" }).stdout.trim()).toBe("");
+  });
+
+  it("two read-only calls in one batch run at the same time in the sandbox (their intervals intersect)", async () => {
+    const { session } = await open();
+    const command = "date +%s%N; sleep 1; date +%s%N";
+    const blocks = [1, 2].map((n) => ({ type: "tool_use" as const, id: `toolu_par${n}`, name: "Bash", input: { command } }));
+    const results: ToolUseUpdate[] = [];
+    for await (const u of runTools(blocks, assistantMessage(), session.canUseTool, session.context)) if (u.type === "result") results.push(u);
+    const intervals = results.map((r) => textOf(r).text.trim().split("\n").map((line) => BigInt(line.trim())));
+    expect(intervals).toHaveLength(2);
+    const [[s1, e1], [s2, e2]] = intervals as [[bigint, bigint], [bigint, bigint]];
+    expect(s1 < e2 && s2 < e1).toBe(true);
+    expect(session.sandbox.livePids?.()).toHaveLength(1);
+  });
+
+  it("one sandbox per policy: a new rule gives another sandbox, the same policy reuses it", async () => {
+    const { session } = await open();
+    const sandbox = session.sandbox;
+    const permissionContext = () => session.context.getAppState().toolPermissionContext;
+    const pids = async () => {
+      const proc = await sandbox.spawn!({ permissionContext: permissionContext(), scope: "none", script: "true", cwd: session.context.getCwd(), env: { PATH: process.env.PATH } });
+      await proc.ended;
+      return proc.sandboxPid;
+    };
+    const first = await pids();
+    expect(await pids()).toBe(first);
+    session.context.setAppState((s) => ({
+      ...s,
+      toolPermissionContext: {
+        ...s.toolPermissionContext,
+        rules: [...s.toolPermissionContext.rules, { source: "session" as const, ruleBehavior: "deny" as const, ruleValue: { toolName: "Read", ruleContent: "secret.txt" } }],
+      },
+    }));
+    const second = await pids();
+    expect(second).not.toBe(first);
+    // the old policy's sandbox is closed once nothing runs in it
+    expect(sandbox.livePids?.()).toEqual([second]);
+  });
+
+  it("a supervisor killed from outside fails the running call with a message, and the next call works", async () => {
+    const { session } = await open();
+    const tmp = session.sandbox.tempDir!;
+    const running = bash(session, { command: 'touch "$TMPDIR/started"; sleep 100' });
+    await appears(tmp, "started");
+    const [pid] = session.sandbox.livePids!();
+    process.kill(pid!, "SIGKILL");
+    const failed = await running;
+    expect(failed.isError).toBe(true);
+    expect(failed.text).toContain("The sandbox stopped while the command ran");
+    const next = await bash(session, { command: "echo again" });
+    expect(next.isError).toBe(false);
+    expect(next.text).toContain("again");
+  });
+
+  it("a command in the sandbox still cannot write the project or outside it", async () => {
+    const { session, cwd } = await open();
+    const outside = tempDir("tg-psbx-out-");
+    const result = await bash(session, { command: `touch x; touch ${outside}/y; echo tried` });
+    expect(result.text).toContain("tried");
+    expect(fs.existsSync(path.join(cwd, "x"))).toBe(false);
+    expect(fs.existsSync(path.join(outside, "y"))).toBe(false);
+    expect(result.text).toContain("The sandbox blocked");
+  });
+
+  it("a nested .git created in one call is protected in the next", async () => {
+    const { session, cwd } = await open({ mode: "acceptEdits" });
+    const made = await bash(session, { command: "mkdir -p sub/.git/hooks" });
+    expect(made.isError, made.text).toBe(false);
+    await bash(session, { command: "echo evil > sub/.git/hooks/pre-commit" });
+    expect(fs.existsSync(path.join(cwd, "sub/.git/hooks/pre-commit"))).toBe(false);
+  });
+
+  it("closing the session leaves no process of the sandbox behind", async () => {
+    const { session } = await open();
+    await bash(session, { command: "sleep 1000 & echo left" });
+    const [pid] = session.sandbox.livePids!();
+    const members = treeMembers(await listProcesses(), pid!).map((p) => identity(p.pid));
+    expect(members.length).toBeGreaterThan(2);
+    sessions.splice(sessions.indexOf(session), 1);
+    await session.close();
+    const alive = treeMembers(await listProcesses(), pid!).map((p) => p.pid);
+    // a pid with the same start time is the same process (pids are reused on a busy machine)
+    const still = (await listProcesses()).filter((p) => !p.state.startsWith("Z") && members.includes(identity(p.pid)));
+    expect(alive).toEqual([]);
+    expect(still).toEqual([]);
+  });
+});

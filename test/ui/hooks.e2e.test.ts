@@ -1,0 +1,98 @@
+/** Notification and SessionEnd hooks in the terminal UI: the real CLI in tmux, hooks that record their stdin. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { hasTmux, Terminal } from "./tmux.js";
+
+vi.setConfig({ testTimeout: 180_000 });
+
+const servers: FakeModelServer[] = [];
+const terminals: Terminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) t.close();
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const READY = "ask anything";
+
+/** Polls `read` until it gives a value `accept` takes (what the hook wrote), failing after `timeoutMs`. */
+async function eventually<T>(read: () => T, accept: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not seen within ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.skipIf(!hasTmux)("hooks in the terminal UI", () => {
+  it("Notification runs when the permission dialog opens; SessionEnd runs on /clear (clear) and on /exit (prompt_input_exit)", async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-hooks-")));
+    const home = path.join(dir, ".home");
+    fs.mkdirSync(home);
+    const log = path.join(dir, "hooks.jsonl");
+    const hook = { hooks: [{ type: "command", command: `{ cat; echo; } >> ${JSON.stringify(log)}`, timeout: 10 }] };
+    // User settings: no folder trust question.
+    fs.writeFileSync(path.join(home, "settings.json"), JSON.stringify({ hooks: { Notification: [hook], SessionEnd: [hook] } }));
+    const server = await startFakeModelServer({
+      script: {
+        turns: [
+          { content: [{ type: "tool_use", id: "toolu_bash", name: "Bash", input: { command: "echo hi > out.txt" } }] },
+          { content: [{ type: "text", text: "Wrote it." }] },
+        ],
+      },
+    });
+    servers.push(server);
+    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const t = new Terminal(dir, env, ["--no-sandbox"]);
+    terminals.push(t);
+    const recorded = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+
+    await t.waitFor(READY);
+    await t.type("write out.txt");
+    await t.key("Enter");
+    await t.waitFor("Allow Bash?");
+    const [notification] = await eventually(recorded, (r) => r.length >= 1);
+    expect(notification).toMatchObject({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "toolgate needs your permission to use Bash", cwd: dir });
+    await t.key("1");
+    await t.waitFor("Wrote it.", { all: true });
+
+    await t.waitFor(READY);
+    await t.type("/clear");
+    await t.key("Enter");
+    await t.waitFor("conversation cleared", { all: true });
+    const afterClear = await eventually(recorded, (r) => r.length >= 2);
+    expect(afterClear[1]).toMatchObject({ hook_event_name: "SessionEnd", reason: "clear", session_id: notification.session_id });
+
+    await t.type("/exit");
+    await t.key("Enter");
+    await eventually(() => fs.existsSync(t.exitFile), Boolean);
+    expect(fs.readFileSync(t.exitFile, "utf8").trim()).toBe("0");
+    const all = recorded();
+    expect(all.map((r) => [r.hook_event_name, r.reason ?? r.notification_type])).toEqual([
+      ["Notification", "permission_prompt"],
+      ["SessionEnd", "clear"],
+      ["SessionEnd", "prompt_input_exit"],
+    ]);
+  });
+
+  it("--fallback-model: a 529 from the model is answered by the fallback model, and the UI says so", async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-fallback-")));
+    const home = path.join(dir, ".home");
+    fs.mkdirSync(home);
+    const server = await startFakeModelServer({ script: { turns: [{ status: 529 }, { content: [{ type: "text", text: "Answer from the backup." }] }] } });
+    servers.push(server);
+    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, TOOLGATE_MAX_RETRIES: "0", PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const t = new Terminal(dir, env, ["--no-sandbox", "--model", "primary-model", "--fallback-model", "backup-model"]);
+    terminals.push(t);
+    await t.waitFor(READY);
+    await t.type("hello");
+    await t.key("Enter");
+    await t.waitFor("Answer from the backup.", { all: true });
+    expect(t.allJoined()).toContain("fallback model backup-model");
+    expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "backup-model"]);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Memory and MCP resource mentions in the real CLI (tmux, scripted model): `# note` is appended to the picked
+ * file and not sent; `/memory` opens the file in $EDITOR and the UI comes back; `/init` is sent to the model and
+ * its Write of AGENTS.md asks as any Write; `@server:uri` completes and attaches an MCP resource, a failed read
+ * is an error on screen.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { hasTmux, Terminal } from "./tmux.js";
+import { DYNAMIC_SERVER, repoRoot, TSX_IMPORT } from "../mcp/helpers.js";
+
+vi.setConfig({ testTimeout: 180_000 });
+
+const servers: FakeModelServer[] = [];
+const terminals: Terminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) t.close();
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+function project(): { dir: string; home: string } {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-memory-")));
+  const home = path.join(dir, ".home");
+  fs.mkdirSync(home);
+  return { dir, home };
+}
+const envFor = (home: string, url: string, extra: Record<string, string> = {}) => ({ TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", ...extra });
+
+describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
+  it("# appends to the picked memory file (not sent); /memory opens it in $EDITOR", async () => {
+    const server = await startFakeModelServer({ script: { turns: [] } });
+    servers.push(server);
+    const { dir, home } = project();
+    fs.writeFileSync(path.join(dir, "CLAUDE.md"), "# Rules\nKeep it small.");
+    const editor = path.join(home, "editor.sh");
+    fs.writeFileSync(editor, '#!/bin/sh\necho "- added in the editor" >> "$1"\n', { mode: 0o755 });
+    const terminal = new Terminal(dir, envFor(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
+    terminals.push(terminal);
+    await terminal.waitFor("ask anything");
+    await terminal.write("# always run the linter\r");
+    await terminal.waitFor("Save this note to which memory?");
+    await terminal.waitFor("Project memory: CLAUDE.md");
+    await terminal.key("Enter");
+    await terminal.waitFor("- always run the linter");
+    await terminal.waitFor(`saved to ${path.join(dir, "CLAUDE.md")}`);
+    expect(fs.readFileSync(path.join(dir, "CLAUDE.md"), "utf8")).toBe("# Rules\nKeep it small.\n- always run the linter\n");
+    // the user memory, created
+    await terminal.write("#prefer tabs\r");
+    await terminal.waitFor("User memory:");
+    await terminal.key("Down");
+    await terminal.key("Enter");
+    await terminal.waitFor(`saved to ${path.join(home, "AGENTS.md")}`);
+    expect(fs.readFileSync(path.join(home, "AGENTS.md"), "utf8")).toBe("- prefer tabs\n");
+    expect(server.requests()).toHaveLength(0);
+
+    await terminal.write("/memory\r");
+    await terminal.waitFor("Open which memory file in");
+    await terminal.key("Enter");
+    await terminal.waitFor(`edited ${path.join(dir, "CLAUDE.md")}`);
+    expect(fs.readFileSync(path.join(dir, "CLAUDE.md"), "utf8")).toBe("# Rules\nKeep it small.\n- always run the linter\n- added in the editor\n");
+    // the UI reads keys again
+    await terminal.write("/help\r");
+    await terminal.waitFor("/output-style");
+  });
+
+  it("/init is sent to the model, and its Write of AGENTS.md goes through the permission dialog", async () => {
+    const server = await startFakeModelServer({
+      script: {
+        turns: [
+          { content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: "AGENTS.md", content: "# Agents\nRun npm test.\n" } }] },
+          { content: [{ type: "text", text: "Wrote AGENTS.md." }] },
+        ],
+      },
+    });
+    servers.push(server);
+    const { dir, home } = project();
+    const terminal = new Terminal(dir, envFor(home, server.url), ["--no-sandbox"], { columns: 100, rows: 30 });
+    terminals.push(terminal);
+    await terminal.waitFor("ask anything");
+    await terminal.write("/init\r");
+    await terminal.waitFor("Allow Write?");
+    expect(JSON.stringify((server.requests()[0]!.body as { messages: unknown[] }).messages.at(-1))).toContain("Study this repository and write instructions");
+    expect(fs.existsSync(path.join(dir, "AGENTS.md"))).toBe(false);
+    await terminal.key("1");
+    await terminal.waitFor("Wrote AGENTS.md.");
+    expect(fs.readFileSync(path.join(dir, "AGENTS.md"), "utf8")).toBe("# Agents\nRun npm test.\n");
+  });
+
+  it("@server:uri completes with Tab and attaches the resource; a failed read is an error and is not sent", async () => {
+    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Read it." }] }, { content: [{ type: "text", text: "Second." }] }] } });
+    servers.push(server);
+    const { dir, home } = project();
+    const mcpConfig = JSON.stringify({ mcpServers: { dyn: { command: process.execPath, args: [...TSX_IMPORT, DYNAMIC_SERVER], cwd: repoRoot } } });
+    const terminal = new Terminal(dir, envFor(home, server.url), ["--no-sandbox", "--mcp-config", mcpConfig], { columns: 100, rows: 30 });
+    terminals.push(terminal);
+    await terminal.waitFor("ask anything");
+    await terminal.type("summarise @dyn:");
+    await terminal.key("Tab");
+    await terminal.waitFor("summarise @dyn:dyn://docs/");
+    await terminal.write("first\r");
+    await terminal.waitFor("attached @dyn:dyn://docs/first");
+    await terminal.waitFor("Read it.");
+    const sent = JSON.stringify((server.requests()[0]!.body as { messages: unknown[] }).messages.at(-1));
+    expect(sent).toContain('<mcp-resource server=\\"dyn\\" uri=\\"dyn://docs/first\\">');
+    expect(sent).toContain("first document");
+
+    await terminal.write("and @dyn:dyn://docs/missing\r");
+    await terminal.waitFor("@dyn:dyn://docs/missing could not be read, so it was not attached:");
+    await terminal.waitFor("Second.");
+    expect(JSON.stringify((server.requests()[1]!.body as { messages: unknown[] }).messages.at(-1))).not.toContain("<mcp-resource");
+  });
+});

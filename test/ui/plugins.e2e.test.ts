@@ -1,0 +1,85 @@
+/**
+ * Plugins in the terminal UI: the real CLI in tmux and the scripted model. `/plugin install name@marketplace`
+ * runs the same code as `toolgate plugin install`; `/plugin` lists it; the next session offers and runs its
+ * namespaced command.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { hasTmux, Terminal } from "./tmux.js";
+import { write, writePlugin } from "../plugins/fixtures.js";
+import { runCli } from "../cli/agentRun.js";
+
+vi.setConfig({ testTimeout: 180_000 });
+
+const servers: FakeModelServer[] = [];
+const terminals: Terminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) t.close();
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+describe.skipIf(!hasTmux)("plugins in the UI", () => {
+  it("/plugin install, /plugin lists it, the next session runs /kit:hello", async () => {
+    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Hello, Ada!" }] }] } });
+    servers.push(server);
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-plugins-")));
+    const dir = path.join(root, "project");
+    const home = path.join(root, "home");
+    fs.mkdirSync(dir);
+    fs.mkdirSync(home);
+    const market = path.join(root, "market");
+    writePlugin(path.join(market, "kit"));
+    write(path.join(market, ".claude-plugin/marketplace.json"), JSON.stringify({ name: "local", plugins: [{ name: "kit", source: "./kit", description: "The kit" }] }));
+    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    expect((await runCli(["plugin", "marketplace", "add", market], { ...process.env, ...env })).code).toBe(0);
+
+    const first = new Terminal(dir, env, ["--no-sandbox"], { columns: 120, rows: 30 });
+    terminals.push(first);
+    await first.waitFor("ask anything");
+    await first.write("/plugin install kit@local\r");
+    await first.waitFor("Installed kit@local 1.2.0");
+    await first.write("/plugin\r");
+    await first.waitFor(/kit@local 1\.2\.0\s+enabled/);
+    expect(first.all()).toContain("No plugins in this session.");
+    await first.write("/exit\r");
+
+    const second = new Terminal(dir, env, ["--no-sandbox"], { columns: 120, rows: 30 });
+    terminals.push(second);
+    await second.waitFor("ask anything");
+    await second.type("/kit:he");
+    await second.waitFor(/\/kit:hello\s+Greet someone/);
+    await second.key("C-u");
+    await second.write("/kit:hello Ada\r");
+    await second.waitFor("Hello, Ada!");
+    expect(JSON.stringify((server.requests()[0].body as { messages: unknown[] }).messages.at(-1))).toContain("Say hello to Ada in the kit style.");
+  });
+
+  it("a --plugin-dir inside the folder: the trust question lists its hook and server; No keeps them off, the command still works", async () => {
+    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Hi there." }] }] } });
+    servers.push(server);
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-plugin-trust-")));
+    const home = path.join(dir, ".home");
+    fs.mkdirSync(home);
+    const plugin = writePlugin(path.join(dir, "tools/kit"));
+    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const terminal = new Terminal(dir, env, ["--no-sandbox", "--plugin-dir", plugin], { columns: 160, rows: 40 });
+    terminals.push(terminal);
+    const question = (await terminal.waitFor("Do you trust the files in this folder?")).replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+    expect(question).toContain("plugin kit hooks");
+    expect(question).toContain('PreToolUse: node "${CLAUDE_PLUGIN_ROOT}/hooks/guard.mjs"');
+    expect(question).toContain("plugin kit MCP servers");
+    expect(question).toContain(`plugin:kit:echo: ${process.execPath} ${path.join(plugin, "server.mjs")}`);
+    await terminal.key("n");
+    await terminal.waitFor("ask anything");
+    await terminal.write("/plugin\r");
+    await terminal.waitFor(`kit@inline  ${plugin}`);
+    await terminal.write("/kit:hello Ada\r");
+    await terminal.waitFor("Hi there.");
+    expect(JSON.stringify((server.requests()[0].body as { messages: unknown[] }).messages.at(-1))).toContain("Say hello to Ada in the kit style.");
+    // Nothing of the server reached the model.
+    expect(JSON.stringify(server.requests()[0].body)).not.toContain("mcp__plugin_kit_echo");
+  });
+});

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, type Session } from "../../src/session/index.js";
 import { runToolUse, type ToolResultUpdate } from "../../src/core/pipeline/index.js";
 import type { CanUseToolFn, ToolUseContext } from "../../src/core/Tool.js";
-import { createNonInteractiveCanUseTool } from "../../src/permissions/index.js";
-import { startVirtualDisplay, probeDisplay, type ComputerDisplay } from "../../src/computer/x11.js";
+import { buildPermissionContext, createNonInteractiveCanUseTool, hasPermissionsToUseTool } from "../../src/permissions/index.js";
+import { loadSettings } from "../../src/session/settings.js";
+import { openExistingDisplay, startVirtualDisplay, probeDisplay, type ComputerDisplay } from "../../src/computer/x11.js";
 import { toScreen } from "../../src/computer/scaling.js";
 import { createComputerTool } from "../../src/tools/Computer/index.js";
 import { approveAll, assistantMessage, tempDir, testContext } from "../helpers.js";
@@ -160,6 +161,25 @@ describe.skipIf(!hasX)("the computer tool's permissions and scaling on a large s
     expect((await run(context, { action: "screenshot" }, recordAndDeny)).isError).toBe(false);
     expect(asked).toHaveLength(2);
   }, 60_000);
+
+  it("on the person's own display a screenshot asks too, and a computer(screenshot) rule allows it alone", async () => {
+    const own = (await openExistingDisplay(display.display))!;
+    expect(own.virtual).toBe(false);
+    let asked = "";
+    const deny: CanUseToolFn = async (_tool, _input, _ctx, _msg, _id, decision) => {
+      asked = decision.behavior === "ask" ? decision.message : decision.behavior;
+      return { behavior: "deny", message: "no" };
+    };
+    const ownContext = testContext({ tools: [createComputerTool(own)] });
+    expect((await run(ownContext, { action: "screenshot" }, deny)).isError).toBe(true);
+    expect(asked).toContain(`screenshot on your display ${display.display}`);
+    const [cwd, home] = [tempDir(), tempDir()];
+    const loaded = loadSettings({ cwd, home, managedSettingsPath: `${home}/none.json`, env: {} });
+    const permissionContext = buildPermissionContext({ loaded, cwd, allowedTools: ["computer(screenshot)"], nonInteractive: true });
+    const allowed = testContext({ tools: [createComputerTool(own)], cwd, home, permissionContext, permissionDecider: hasPermissionsToUseTool });
+    expect((await run(allowed, { action: "screenshot" }, createNonInteractiveCanUseTool())).png).toBeDefined();
+    expect((await run(allowed, { action: "left_click", coordinate: [1, 1] }, createNonInteractiveCanUseTool())).isError).toBe(true);
+  }, 30_000);
 
   it("stops a long action on interrupt", async () => {
     const controller = new AbortController();

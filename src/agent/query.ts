@@ -22,6 +22,7 @@ import {
 } from "../providers/index.js";
 import { createRepeatGuard, repeatedCallNotice, REPEAT_LIMIT } from "./repeatGuard.js";
 import { repairHistory, textOf } from "./history.js";
+import { withRecentScreenshots } from "../computer/history.js";
 import { compactHistory, MAX_FAILED_COMPACTIONS, type CompactionOutcome, type CompactionState } from "./compact.js";
 import { countContextTokens, estimateTokens, getModelInfo } from "../providers/index.js";
 import { summarizeMessageChanges, type ChangeSummary } from "./changes.js";
@@ -348,7 +349,7 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       const requestStarted = performance.now();
       try {
         const stream = options.provider.stream(
-          { model: options.provider.model, system: system.map(text), messages: options.messages, tools: definitions.tools, deferredToolNames: definitions.deferredToolNames, ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}), ...(options.thinking ? { thinking: options.thinking } : {}) },
+          { model: options.provider.model, system: system.map(text), messages: withRecentScreenshots(options.messages), tools: definitions.tools, deferredToolNames: definitions.deferredToolNames, ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}), ...(options.thinking ? { thinking: options.thinking } : {}) },
           controller.signal,
         )[Symbol.asyncIterator]();
         let next = stream.next();

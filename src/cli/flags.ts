@@ -20,6 +20,10 @@ export interface SessionFlags {
   sandbox?: boolean;
   /** `--trust`: use what this folder's own files turn on, for this run. */
   trust?: boolean;
+  /** `--computer-use`: the computer tool, on a virtual display when there is no DISPLAY. */
+  computerUse?: boolean;
+  /** `--computer-use-app`: a program to start in that display (implies --computer-use). */
+  computerUseApp?: string;
 }
 
 /** A directory named on the command line must exist and be a directory; returns it absolute. */
@@ -89,5 +93,7 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
     strict: flags.strict,
     sandbox: flags.sandbox,
     ...(flags.trust ? { trust: true } : {}),
+    ...(flags.computerUse || flags.computerUseApp ? { computerUse: true } : {}),
+    ...(flags.computerUseApp ? { computerUseApp: flags.computerUseApp } : {}),
   };
 }

@@ -24,7 +24,9 @@ function withSessionFlags(command: Command): Command {
     .option("--strict", "refuse to run when a deny or ask rule names no tool (also: permissions.strict in settings)")
     .option("--sandbox", "run Bash in the OS sandbox, and fail Bash calls if it cannot run (default: on where supported)")
     .option("--no-sandbox", "run Bash without the OS sandbox: the permission rules alone decide")
-    .option("--trust", "trust this folder for this run: its hooks, MCP servers, allow rules, provider settings apply (toolgate trust add remembers it)");
+    .option("--trust", "trust this folder for this run: its hooks, MCP servers, allow rules, provider settings apply (toolgate trust add remembers it)")
+    .option("--computer-use", "offer the computer tool: on DISPLAY, or without one on a virtual display (Xvfb) toolgate starts and stops")
+    .option("--computer-use-app <command>", 'with --computer-use: a program to start in the display, e.g. "xterm" (stopped at the end)');
 }
 
 /** commander's "error: …" as toolgate's one line, with the hint that fixes the usual cause. */

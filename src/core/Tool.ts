@@ -111,6 +111,8 @@ export interface Tool<Input extends AnyObject = AnyObject, Output = unknown, Pro
    * For documentation and listings; the tool's checkPermissions applies them.
    */
   readonly ruleFamily?: "read" | "edit" | "command" | "domain";
+  /** A computer-use tool's screen as the model sees it; APIs with a native computer tool send it. */
+  readonly display?: { width: number; height: number; number?: number };
   /** The tool's options in settings.json: their key (`grep`) and schema; settings files are checked against it at load. */
   readonly settingsSection?: SettingsSectionSchema;
 

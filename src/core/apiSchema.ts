@@ -6,6 +6,8 @@ export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema: JSONSchema;
+  /** A computer-use tool's screen (see Tool.display). */
+  display?: { width: number; height: number; number?: number };
 }
 
 /** The JSON Schema the model sees: an MCP tool's own schema, else the zod schema's input side. */
@@ -17,5 +19,5 @@ export function toolInputJSONSchema(tool: AnyTool): JSONSchema {
 }
 
 export async function toolToDefinition(tool: AnyTool, options: PromptOptions): Promise<ToolDefinition> {
-  return { name: tool.name, description: await tool.prompt(options), inputSchema: toolInputJSONSchema(tool) };
+  return { name: tool.name, description: await tool.prompt(options), inputSchema: toolInputJSONSchema(tool), ...(tool.display ? { display: { ...tool.display } } : {}) };
 }

@@ -6,7 +6,7 @@
  * never talk to a model do not load them.
  */
 import type { Message, TextBlock, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
-import { CHAT_REASONING_MARK, parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderName, type ProviderRequest, type StopReason, type Usage } from "./events.js";
+import { CHAT_REASONING_MARK, parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderName, type ProviderRequest, type StopReason, type ToolDefinition, type Usage } from "./events.js";
 import { classifySdkError, locateServer, ProviderFailure, withRetry, type RetryOptions } from "./retry.js";
 import { parseJsonObject, unexpectedBody } from "./wholeBody.js";
 import { REASONING_SIGNATURE_PREFIX } from "./openaiResponsesRequest.js";
@@ -144,6 +144,51 @@ export function nativeTextEditorType(model: string): string | undefined {
   return undefined;
 }
 
+const COMPUTER_TOOL_NAME = "computer";
+
+/** Anthropic's computer-use tool types, newest first, with the beta each needs. */
+const COMPUTER_TOOL_BETAS: Readonly<Record<string, string>> = {
+  computer_20251124: "computer-use-2025-11-24",
+  computer_20250124: "computer-use-2025-01-24",
+};
+
+/**
+ * Anthropic's computer-use tool type for a Claude model trained on one: computer_20251124 (with zoom) for Opus
+ * 4.5 and later and any Claude 5; computer_20250124 for the other Claude 4 models and Sonnet 3.7; undefined for
+ * any other model, which gets the computer tool as an ordinary tool with the same actions.
+ */
+export function nativeComputerType(model: string): string | undefined {
+  const id = canonicalModelName(model);
+  const version = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d)(?:-|$)|$|-)/.exec(id);
+  if (version) {
+    const major = Number(version[2]);
+    const minor = Number(version[3] ?? 0);
+    if (major >= 5 || (major === 4 && minor >= 5 && version[1] === "opus") || (major === 4 && minor >= 6)) return "computer_20251124";
+    if (major === 4) return "computer_20250124";
+    return undefined;
+  }
+  if (/^claude-3-7-sonnet(?:-|$)/.test(id)) return "computer_20250124";
+  return undefined;
+}
+
+/** The anthropic-beta header a request body needs (the computer-use tool types are in beta), if any. */
+export function betaHeadersFor(body: Record<string, unknown>): Record<string, string> | undefined {
+  const tools = Array.isArray(body.tools) ? (body.tools as Array<{ type?: unknown }>) : [];
+  const betas = [...new Set(tools.map((t) => (typeof t.type === "string" ? COMPUTER_TOOL_BETAS[t.type] : undefined)).filter((b): b is string => Boolean(b)))];
+  return betas.length ? { "anthropic-beta": betas.join(",") } : undefined;
+}
+
+function nativeComputerTool(type: string, def: ToolDefinition): Record<string, unknown> {
+  return {
+    type,
+    name: COMPUTER_TOOL_NAME,
+    display_width_px: def.display!.width,
+    display_height_px: def.display!.height,
+    ...(def.display!.number !== undefined ? { display_number: def.display!.number } : {}),
+    ...(type === "computer_20251124" ? { enable_zoom: true } : {}),
+  };
+}
+
 /** The Messages API request body for a neutral request. Exported for tests and for the schema bench. */
 export function buildAnthropicRequest(request: ProviderRequest, caching = true): Record<string, unknown> {
   const note = deferredToolsNote(request.deferredToolNames);
@@ -155,7 +200,12 @@ export function buildAnthropicRequest(request: ProviderRequest, caching = true):
   const textEditor = nativeTextEditorType(request.model);
   // The text editor goes as Anthropic's own tool type to the Claude models trained on it: the API supplies its
   // schema, the one the model knows (the inputs are the same as ours).
-  const tools = renderAnthropicTools(request.tools ?? []).map((tool) => (textEditor && tool.name === TEXT_EDITOR_TOOL_NAME ? { type: textEditor, name: tool.name } : tool));
+  const computer = nativeComputerType(request.model);
+  const defs = request.tools ?? [];
+  // The computer tool likewise, with the screen size the model sees (the API supplies the actions' schema).
+  const tools: Array<Record<string, unknown>> = renderAnthropicTools(defs).map((tool, i) =>
+    textEditor && tool.name === TEXT_EDITOR_TOOL_NAME ? { type: textEditor, name: tool.name } : computer && tool.name === COMPUTER_TOOL_NAME && defs[i].display ? nativeComputerTool(computer, defs[i]) : { ...tool },
+  );
   if (caching && tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: EPHEMERAL };
   const messages = request.messages.map(toAnthropicMessage);
   if (caching) markLastMessage(messages);
@@ -264,7 +314,8 @@ async function* continuingPausedTurns(body: Record<string, unknown>, request: (b
 async function* streamAttempt(getClient: () => Promise<MessagesClient>, body: Record<string, unknown>, signal: AbortSignal, turn: TurnState): AsyncGenerator<ProviderEvent> {
   const client = await getClient();
   // The response beside the stream: a server that ignores `stream: true` answers with one JSON message.
-  const { data, response } = await client.messages.create(body as never, { signal }).withResponse();
+  const headers = betaHeadersFor(body);
+  const { data, response } = await client.messages.create(body as never, { signal, ...(headers ? { headers } : {}) }).withResponse();
   const source = await eventsOf(data as unknown as AsyncIterable<RawEvent>, response);
   const blocks = new Map<number, BlockState>();
   const usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, source: "api" };

@@ -104,10 +104,17 @@ function toChatMessages(message: Message): ChatMessage[] {
   const texts: string[] = [];
   // A prompt with images goes as content parts (text and image_url); text alone stays one string.
   const parts: Array<Record<string, unknown>> = [];
+  // Tool messages carry text only: a tool result's images (screenshots, images Read shows) follow in a user message.
+  const resultImages: Array<Record<string, unknown>> = [];
   for (const block of blocks) {
     if (block.type === "tool_result") {
       const result = block as unknown as ToolResultBlockParam;
-      out.push({ role: "tool", tool_call_id: result.tool_use_id, content: toolResultText(result) });
+      const images = typeof result.content === "string" ? [] : result.content.filter((c): c is ImageBlock => c.type === "image" && c.source.type === "base64");
+      out.push({ role: "tool", tool_call_id: result.tool_use_id, content: toolResultText(result, images.length > 0) });
+      if (images.length) {
+        resultImages.push({ type: "text", text: `The image${images.length > 1 ? "s" : ""} of tool result ${result.tool_use_id}:` });
+        for (const image of images) resultImages.push({ type: "image_url", image_url: { url: `data:${image.source.media_type};base64,${image.source.data}` } });
+      }
     } else if (block.type === "text") {
       texts.push(String(block.text));
       parts.push({ type: "text", text: String(block.text) });
@@ -121,7 +128,8 @@ function toChatMessages(message: Message): ChatMessage[] {
       }
     }
   }
-  if (parts.some((p) => p.type === "image_url")) out.push({ role: "user", content: parts });
+  if (resultImages.length) out.push({ role: "user", content: [...resultImages, ...parts] });
+  else if (parts.some((p) => p.type === "image_url")) out.push({ role: "user", content: parts });
   else if (texts.length) out.push({ role: "user", content: texts.join("\n\n") });
   return out;
 }
@@ -154,9 +162,15 @@ function withReasoning(reply: ChatMessage, blocks: ReadonlyArray<Record<string, 
   }
 }
 
-/** Tool messages carry text only: images and binary documents become a note saying what was left out. */
-function toolResultText(result: ToolResultBlockParam): string {
-  const parts = typeof result.content === "string" ? [result.content] : result.content.map(contentText);
+/**
+ * Tool messages carry text only: binary documents become a note saying what was left out; images a note that
+ * they follow in the next user message (`imagesFollow`), else that they were left out.
+ */
+function toolResultText(result: ToolResultBlockParam, imagesFollow = false): string {
+  const parts =
+    typeof result.content === "string"
+      ? [result.content]
+      : result.content.map((c) => (imagesFollow && c.type === "image" && c.source.type === "base64" ? `[An image (${c.source.media_type}) follows in the next user message.]` : contentText(c)));
   const text = parts.join("\n");
   return result.is_error ? `Error: ${text}` : text;
 }

@@ -26,6 +26,8 @@ import { builtinToolNames, getBuiltinTools } from "../tools/index.js";
 import { createSandbox, readSandboxSettings, sandboxUnavailableMessage, type Sandbox } from "../sandbox/index.js";
 import { readLspSettings, startLsp } from "../lsp/index.js";
 import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
+import { createComputerTool } from "../tools/Computer/index.js";
+import { openExistingDisplay, startApp, startVirtualDisplay, type ComputerDisplay } from "../computer/x11.js";
 import { ListMcpResourcesTool, ReadMcpResourceTool } from "../tools/McpResources/index.js";
 import { loadSessionPlugins, PLUGIN_ROOT_VARIABLE, type LoadedPlugin, type PluginDir } from "../plugins/index.js";
 import { REPLTool, createReplHost, findPython3 } from "../tools/REPL/index.js";
@@ -87,6 +89,13 @@ export interface SessionOptions {
    * for this run. Undefined: as the trust store and `trustedFolders` say; an untrusted folder's files only narrow.
    */
   trust?: boolean;
+  /**
+   * `--computer-use`: offer the computer tool, on DISPLAY when it answers, else on a virtual display (Xvfb)
+   * the session starts and stops. Without it the tool is offered only when DISPLAY answers.
+   */
+  computerUse?: boolean;
+  /** `--computer-use-app`: a shell command started in the computer tool's display, stopped with the session. */
+  computerUseApp?: string;
   /** `--plugin-dir` (and `--plugin-dir-no-mcp`) plugins, added to the installed ones `enabledPlugins` turns on. */
   pluginDirs?: readonly PluginDir[];
 }
@@ -112,6 +121,8 @@ export interface Session {
   trust: TrustDecision;
   /** What the folder's files would turn on and were set aside because it is not trusted (empty when trusted). */
   untrusted: IgnoredSetting[];
+  /** The display the computer tool operates, when it is offered. */
+  computer?: ComputerDisplay;
   /** The plugins of this session: their commands, agents and skills are read by the agent setup. */
   plugins: readonly LoadedPlugin[];
   /** Stop background tasks, disconnect MCP servers. */
@@ -158,6 +169,22 @@ export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settin
   return { trust, all, settings: restricted.loaded, untrusted: [...restricted.ignored, ...(servers ? [servers] : []), ...loaded.untrusted], plugins: loaded.plugins, pluginWarnings: loaded.warnings };
 }
 
+/** The display of the computer tool: DISPLAY when it answers, else (with --computer-use) a new Xvfb. */
+async function openComputerDisplay(options: SessionOptions, env: NodeJS.ProcessEnv, warnings: string[]): Promise<ComputerDisplay | undefined> {
+  const existing = env.DISPLAY ? await openExistingDisplay(env.DISPLAY) : undefined;
+  if (existing) {
+    if (options.computerUseApp) startApp(existing.display, options.computerUseApp, existing);
+    return existing;
+  }
+  if (!options.computerUse) return undefined;
+  try {
+    return await startVirtualDisplay({ app: options.computerUseApp });
+  } catch (err) {
+    warnings.push(`--computer-use: the computer tool is not offered: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
 /**
  * One session as `toolgate exec` and `toolgate mcp serve` run it: settings from every source, the permission
  * engine, command hooks, the built-in tools (plus MCP tools when asked), and an answer for what would ask.
@@ -189,9 +216,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   // Language servers start on the first edit of one of their files; the Diagnostics tool exists only with them.
   const lspServers = readLspSettings(merged);
   const lsp = Object.keys(lspServers).length ? await startLsp({ servers: lspServers, cwd, env, trusted: trust.trusted }) : undefined;
-  // The REPL is offered only where python3 is on the session's PATH.
+  // The REPL is offered only where python3 is on the session's PATH; the computer tool only with a display it can reach.
   const python = findPython3(env);
-  const defaultTools = [...getBuiltinTools(), ...(lsp ? [DiagnosticsTool] : []), ...(python ? [REPLTool] : [])];
+  const computer = options.tools ? undefined : await openComputerDisplay(options, env, warnings);
+  const defaultTools = [...getBuiltinTools(), ...(lsp ? [DiagnosticsTool] : []), ...(python ? [REPLTool] : []), ...(computer ? [createComputerTool(computer)] : [])];
   const permissionContext = buildPermissionContext({
     loaded: settings,
     cwd,
@@ -308,8 +336,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     sandbox,
     trust,
     untrusted,
+    computer,
     plugins,
     async close() {
+      await computer?.close();
       await context.tasks.stopAll();
       await repl?.close();
       await mcp?.close();

@@ -18,6 +18,7 @@ import { SkillTool } from "./Skill/index.js";
 import { TaskOutputTool } from "./TaskOutput/index.js";
 import { TaskStopTool } from "./TaskStop/index.js";
 import { TextEditorTool } from "./TextEditor/index.js";
+import { COMPUTER_TOOL_NAME } from "./Computer/prompt.js";
 import { ToolSearchTool } from "./ToolSearch/index.js";
 import { WriteTool } from "./Write/index.js";
 import { WebFetchTool } from "./WebFetch/index.js";
@@ -76,8 +77,8 @@ export function getBuiltinTools(): Tools {
 
 /**
  * Every name (and alias) a permission rule may give a built-in tool, including the ones a session adds only
- * when configured (Diagnostics, with language servers; the MCP resource tools, with MCP servers; REPL, with python3): a rule naming one of them is not a typo.
+ * when configured (Diagnostics, with language servers; the MCP resource tools, with MCP servers; REPL, with python3; computer, with a display): a rule naming one of them is not a typo.
  */
 export function builtinToolNames(): string[] {
-  return [...getBuiltinTools(), DiagnosticsTool, ListMcpResourcesTool, ReadMcpResourceTool, REPLTool].flatMap((t) => [t.name, ...(t.aliases ?? [])]);
+  return [...[...getBuiltinTools(), DiagnosticsTool, ListMcpResourcesTool, ReadMcpResourceTool, REPLTool].flatMap((t) => [t.name, ...(t.aliases ?? [])]), COMPUTER_TOOL_NAME];
 }

@@ -30,6 +30,7 @@ const LOADERS: Readonly<Record<string, Loader>> = {
   apply_patch: () => import("../tools/ApplyPatch/ui.js"),
   Diagnostics: () => import("../tools/Diagnostics/ui.js"),
   REPL: () => import("../tools/REPL/ui.js"),
+  computer: () => import("../tools/Computer/ui.js"),
 };
 
 /** The tool names with a renderer of their own (MCP tools are matched by prefix instead). */

@@ -219,8 +219,16 @@ describe("openai provider: request shapes", () => {
         ],
       },
       { role: "tool", tool_call_id: "call_a", content: "A body" },
-      { role: "tool", tool_call_id: "call_b", content: expect.stringMatching(/^Error: B text\n\[An image \(image\/png.*text only\.\]$/) },
-      { role: "user", content: "now summarise" },
+      // Tool messages carry text only: the image follows in the user message, before the user's own text.
+      { role: "tool", tool_call_id: "call_b", content: "Error: B text\n[An image (image/png) follows in the next user message.]" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "The image of tool result call_b:" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+          { type: "text", text: "now summarise" },
+        ],
+      },
     ]);
   });
 });

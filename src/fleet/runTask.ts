@@ -67,6 +67,8 @@ export interface RunTaskOptions {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   onProgress(progress: TaskProgress): void;
+  /** The session's process started. */
+  onStart?(pid: number): void;
   /** Diagnostics (stderr of the session, clone steps). */
   log(text: string): void;
 }
@@ -119,6 +121,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
     stdio: ["ignore", "pipe", "pipe", "pipe"],
     detached: true,
   });
+  if (child.pid !== undefined) options.onStart?.(child.pid);
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const spawnFailed = new Promise<never>((_, reject) => child.once("error", reject));
   const stop = () => child.kill("SIGTERM");

@@ -57,6 +57,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
         workDir: options.workDir,
         env: process.env,
         signal: controller.signal,
+        onStart: (pid) => options.report({ event: "session", job: job.id, pid }),
         onProgress: (progress) => void job.updateProgress({ ...progress }).catch(() => undefined),
         log: options.log,
       });

@@ -98,10 +98,11 @@ export async function fleetCancelCommand(flags: FleetFlags): Promise<number> {
   return 0;
 }
 
-export async function workerCommand(flags: { redis?: string; queue: string; concurrency: string; rate?: string; lockDuration: string; workDir?: string; json?: boolean }): Promise<number> {
+export async function workerCommand(flags: { redis?: string; queue: string; concurrency: string; rate?: string; lockDuration: string; rateLimitWait: string; workDir?: string; json?: boolean }): Promise<number> {
   const url = redisUrl(flags);
   const concurrency = positiveInteger(flags.concurrency, "--concurrency");
   const lockDurationMs = positiveInteger(flags.lockDuration, "--lock-duration");
+  const rateLimitWaitMs = positiveInteger(flags.rateLimitWait, "--rate-limit-wait");
   let rate: { max: number; durationMs: number } | undefined;
   try {
     rate = flags.rate === undefined ? undefined : parseRate(flags.rate);
@@ -114,6 +115,7 @@ export async function workerCommand(flags: { redis?: string; queue: string; conc
     concurrency,
     rate,
     lockDurationMs,
+    rateLimitWaitMs,
     workDir: flags.workDir ?? defaultWorkDir(),
     // Events go to stdout as JSON lines with --json, else as short text; the sessions' stderr passes through.
     report: (event) => {

@@ -251,6 +251,7 @@ withQueueFlags(program.command("worker").description("Run fleet tasks from the q
   .option("--concurrency <n>", "tasks this worker runs at once", "1")
   .option("--rate <count/duration>", "at most this many tasks start per duration across all workers of the queue, e.g. 10/1m")
   .option("--lock-duration <ms>", "how soon a dead worker's task goes to another worker", "30000")
+  .option("--rate-limit-wait <ms>", "when a session ends on the provider's 429 (after its own retries), every worker of the queue pauses this long", "30000")
   .option("--work-dir <dir>", "where repo tasks are cloned (default: <tmp>/toolgate-fleet)")
   .action(async (flags) => {
     const { workerCommand } = await import("./fleet.js");

@@ -62,6 +62,8 @@ export interface RunTaskOptions {
   worker: string;
   /** Node and the arguments that start the CLI (the worker's own). */
   command: { executable: string; args: string[] };
+  /** How long the fleet waits after a 429 that did not say how long. */
+  rateLimitWaitMs: number;
   /** Where repo tasks are cloned. */
   workDir: string;
   env: NodeJS.ProcessEnv;
@@ -97,9 +99,10 @@ function cliArguments(task: FleetTask, cwd: string, sessionId: string): string[]
 
 const RATE_LIMITED = /\b429\b|rate[_ ]limit/i;
 
-function retryAfterMs(text: string): number {
+/** The wait the provider asked for, when the session's output says it; else `fallbackMs`. */
+function retryAfterMs(text: string, fallbackMs: number): number {
   const match = /retry[- ]after[^0-9]{0,4}(\d+(?:\.\d+)?)/i.exec(text);
-  return match ? Math.ceil(Number(match[1]) * 1000) : 30_000;
+  return match ? Math.ceil(Number(match[1]) * 1000) : fallbackMs;
 }
 
 export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
@@ -175,7 +178,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
 
   const text = typeof result.result === "string" ? result.result : "";
   if (result.is_error && RATE_LIMITED.test(`${text} ${JSON.stringify(result.errors ?? [])}`)) {
-    throw new ProviderRateLimited(retryAfterMs(`${text} ${stderrTail}`), text);
+    throw new ProviderRateLimited(retryAfterMs(`${text} ${stderrTail}`, options.rateLimitWaitMs), text);
   }
   const home = getToolgateHome(options.env);
   const transcript = transcriptPath(home, cwd, sessionId);

@@ -14,6 +14,8 @@ export interface WorkerOptions {
   rate?: { max: number; durationMs: number };
   /** How long a job's lock lasts without renewal: a worker that died is noticed after about this long. */
   lockDurationMs: number;
+  /** The pause for every worker of the queue when a session ends on a provider 429 that gave no retry-after. */
+  rateLimitWaitMs: number;
   workDir: string;
   /** One JSON line per event (ready, active, completed, failed, stopping), for people and tests. */
   report(event: Record<string, unknown>): void;
@@ -55,6 +57,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
         worker: name,
         command,
         workDir: options.workDir,
+        rateLimitWaitMs: options.rateLimitWaitMs,
         env: process.env,
         signal: controller.signal,
         onStart: (pid) => options.report({ event: "session", job: job.id, pid }),
@@ -70,7 +73,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
       if (error instanceof ProviderRateLimited) {
         // Every worker of the queue waits: the provider's limit is the account's, not this process's.
         await queue.rateLimit(error.retryAfterMs);
-        options.report({ event: "rate_limited", job: job.id, retry_after_ms: error.retryAfterMs });
+        options.report({ event: "rate_limited", job: job.id, retry_after_ms: error.retryAfterMs, at: Date.now() });
         throw Worker.RateLimitError();
       }
       throw error;
@@ -83,7 +86,9 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     connection,
     name,
     concurrency: options.concurrency,
-    limiter: options.rate ? { max: options.rate.max, duration: options.rate.durationMs } : undefined,
+    // BullMQ honours a queue-wide pause (queue.rateLimit, after a 429) only in workers that have a limiter, so
+    // without --rate there is one that never binds.
+    limiter: options.rate ? { max: options.rate.max, duration: options.rate.durationMs } : { max: 1_000_000_000, duration: 1_000 },
     lockDuration: options.lockDurationMs,
     stalledInterval: Math.max(500, Math.floor(options.lockDurationMs / 2)),
     // A task whose worker died is run again once; a second death fails it instead of looping.

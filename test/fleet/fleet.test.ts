@@ -3,7 +3,7 @@ import path from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { tempDir } from "../helpers.js";
 import { fleetCli, fleetEnv, processAlive, promptOf, startRedis, startWorker, stopProcess, until, writeTasks, type WorkerProcess } from "./fleetHarness.js";
 
@@ -12,7 +12,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
-async function model(script: Parameters<typeof startFakeModelServer>[0]["script"]): Promise<FakeModelServer> {
+async function model(script: FakeModelScript): Promise<FakeModelServer> {
   const server = await startFakeModelServer({ script });
   cleanups.push(() => server.close());
   return server;
@@ -37,7 +37,7 @@ const task = (dir: string, server: FakeModelServer, prompt: string, extra: Recor
   ...extra,
 });
 
-const fastTurns = { turns: [{ content: [{ type: "text", text: "done" }] }], loop: true };
+const fastTurns: FakeModelScript = { turns: [{ content: [{ type: "text", text: "done" }] }], loop: true };
 
 function workers(count: number, url: string, env: NodeJS.ProcessEnv, extra: string[] = []): WorkerProcess[] {
   const list = Array.from({ length: count }, () => startWorker(url, env, extra));
@@ -143,4 +143,126 @@ describe("toolgate fleet", () => {
     expect(slowRecord.result.attempt).toBe(2);
     expect(slowRecord.worker).not.toContain(`:${holder.pid}`);
   }, 240_000);
+
+  it("--rate holds across workers: no window of the limit's duration starts more tasks than allowed", async () => {
+    const redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const dir = tempDir("toolgate-fleet-");
+    const env = fleetEnv(path.join(dir, ".home"));
+    const fast = await model(fastTurns);
+    const file = writeTasks(dir, Array.from({ length: 12 }, (_, i) => task(dir, fast, `rated task ${i + 1}`)));
+    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    const max = 3;
+    const durationMs = 2_000;
+    // 3 workers with 2 slots each could start 6 at once: the limit is what holds them back
+    workers(3, redis.url, env, ["--concurrency", "2", "--rate", `${max}/${durationMs}ms`]);
+    const queue = queueOf(redis.url);
+    await until(async () => ((await queue.getJobCounts("completed")).completed === 12 ? true : undefined), "12 completed tasks");
+    const starts = (await queue.getJobs(["completed"], 0, -1)).map((job) => job.processedOn!).sort((a, b) => a - b);
+    expect(starts).toHaveLength(12);
+    // BullMQ's window opens with the first start after the previous one closed.
+    const windows: number[] = [];
+    for (let i = 0; i < starts.length; ) {
+      const end = starts[i]! + durationMs;
+      let count = 0;
+      while (i < starts.length && starts[i]! < end) {
+        count++;
+        i++;
+      }
+      windows.push(count);
+    }
+    expect(Math.max(...windows)).toBeLessThanOrEqual(Math.floor(max * 1.1));
+    expect(windows.length).toBeGreaterThanOrEqual(Math.ceil(12 / max));
+  }, 180_000);
+
+  it("a session that ends on the provider's 429 pauses every worker, and its task runs again without using an attempt", async () => {
+    const redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const dir = tempDir("toolgate-fleet-");
+    const env = { ...fleetEnv(path.join(dir, ".home")), TOOLGATE_MAX_RETRIES: "0" };
+    const limited = await model({ turns: [{ status: 429 }, { content: [{ type: "text", text: "done after the wait" }] }] });
+    const fast = await model(fastTurns);
+    const file = writeTasks(dir, [task(dir, limited, "limited task", { id: "limited" }), ...Array.from({ length: 4 }, (_, i) => task(dir, fast, `other task ${i + 1}`))]);
+    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    const waitMs = 3_000;
+    const [first] = workers(1, redis.url, env, ["--rate-limit-wait", String(waitMs)]);
+    const noted = await first!.waitFor((e) => e.event === "rate_limited", "the 429 to be noted");
+    expect(noted).toMatchObject({ job: "limited", retry_after_ms: waitMs });
+    const [second] = workers(1, redis.url, env, ["--rate-limit-wait", String(waitMs)]);
+    const queue = queueOf(redis.url);
+    await until(async () => ((await queue.getJobCounts("completed")).completed === 5 ? true : undefined), "5 completed tasks");
+    const jobs = await queue.getJobs(["completed"], 0, -1);
+    // no worker, not even one started after the 429, took a task while the limit lasted
+    for (const job of jobs) expect(job.processedOn! <= noted.at || job.processedOn! >= noted.at + waitMs * 0.9).toBe(true);
+    const retried = jobs.find((job) => job.id === "limited")!;
+    expect(retried.returnvalue.text).toBe("done after the wait");
+    expect(retried.attemptsMade).toBeLessThanOrEqual(1);
+    expect(limited.requests()).toHaveLength(2);
+    expect(second!.events.some((e) => e.event === "ready")).toBe(true);
+  }, 180_000);
+
+  it("loses no task when redis-server restarts mid-run on the same append-only dir", async () => {
+    const redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const dir = tempDir("toolgate-fleet-");
+    const env = fleetEnv(path.join(dir, ".home"));
+    const release = path.join(dir, "release");
+    const fast = await model(fastTurns);
+    const held = await model({ turns: [{ content: [{ type: "text", text: "held done" }], steps: [{ after: 0, waitForFile: release, timeoutMs: 120_000 }] }] });
+    const prompts = Array.from({ length: 9 }, (_, i) => `task ${i + 1}`);
+    const file = writeTasks(dir, [task(dir, held, "held task", { id: "held" }), ...prompts.map((prompt) => task(dir, fast, prompt))]);
+    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    const fleet = workers(2, redis.url, env);
+    await until(() => held.requests().length === 1 || undefined, "the held task to be running");
+    await until(() => (fleet.flatMap((w) => w.events).filter((e) => e.event === "completed").length >= 2 ? true : undefined), "two completed tasks");
+    await redis.stop();
+    await redis.start();
+    fs.writeFileSync(release, "");
+    const queue = queueOf(redis.url);
+    await until(async () => ((await queue.getJobCounts("completed")).completed === 10 ? true : undefined), "10 completed tasks");
+    expect(await queue.getJobCounts("waiting", "active", "failed")).toEqual({ waiting: 0, active: 0, failed: 0 });
+    for (const prompt of prompts) expect(fast.requests().filter((r) => promptOf(r.body) === prompt)).toHaveLength(1);
+    expect(held.requests()).toHaveLength(1);
+    expect((await queue.getJob("held"))!.returnvalue.text).toBe("held done");
+  }, 180_000);
+
+  it("SIGTERM: the worker takes no new task, finishes the running one, and leaves no session process", async () => {
+    const redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const dir = tempDir("toolgate-fleet-");
+    const env = fleetEnv(path.join(dir, ".home"));
+    const release = path.join(dir, "release");
+    const fast = await model(fastTurns);
+    const held = await model({ turns: [{ content: [{ type: "text", text: "held done" }], steps: [{ after: 0, waitForFile: release, timeoutMs: 120_000 }] }] });
+    const file = writeTasks(dir, [task(dir, held, "held task", { id: "held" }), task(dir, fast, "later task", { id: "later" })]);
+    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    const [worker] = workers(1, redis.url, env);
+    const session = await worker!.waitFor((e) => e.event === "session" && e.job === "held", "the held task's session");
+    await until(() => held.requests().length === 1 || undefined, "the held task's model request");
+    worker!.child.kill("SIGTERM");
+    await worker!.waitFor((e) => e.event === "stopping", "the worker to stop taking tasks");
+    fs.writeFileSync(release, "");
+    expect(await worker!.exited).toBe(0);
+    expect(processAlive(session.pid)).toBe(false);
+    const queue = queueOf(redis.url);
+    expect((await queue.getJob("held"))!.finishedOn).toBeDefined();
+    expect(await (await queue.getJob("later"))!.getState()).toBe("waiting");
+    expect(fast.requests()).toHaveLength(0);
+
+    // a second SIGTERM puts the running task back instead of waiting for it
+    const release2 = path.join(dir, "release-2");
+    held.setScript({ turns: [{ content: [{ type: "text", text: "again" }], steps: [{ after: 0, waitForFile: release2, timeoutMs: 120_000 }] }], loop: true });
+    const file2 = writeTasks(dir, [task(dir, held, "held again", { id: "held-2" })]);
+    expect((await fleetCli(["submit", file2, "--redis", redis.url], env)).code).toBe(0);
+    const [next] = workers(1, redis.url, env);
+    await until(() => held.requests().length === 1 || undefined, "held-2's model request");
+    const heldSession = await next!.waitFor((e) => e.event === "session" && e.job === "held-2", "held-2's session");
+    next!.child.kill("SIGTERM");
+    await next!.waitFor((e) => e.event === "stopping", "stopping");
+    next!.child.kill("SIGTERM");
+    await next!.waitFor((e) => e.event === "put_back", "held-2 to be put back");
+    expect(await next!.exited).toBe(0);
+    expect(processAlive(heldSession.pid)).toBe(false);
+    expect(await (await queue.getJob("held-2"))!.getState()).toBe("waiting");
+  }, 180_000);
 });

@@ -91,7 +91,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     limiter: options.rate ? { max: options.rate.max, duration: options.rate.durationMs } : { max: 1_000_000_000, duration: 1_000 },
     lockDuration: options.lockDurationMs,
     stalledInterval: Math.max(500, Math.floor(options.lockDurationMs / 2)),
-    // A task whose worker died is run again once; a second death fails it instead of looping.
+    // A task whose worker died is put back twice at most; a third death fails it instead of looping.
     maxStalledCount: 2,
     autorun: false,
   });

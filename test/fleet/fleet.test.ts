@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Queue } from "bullmq";
@@ -45,7 +46,11 @@ function workers(count: number, url: string, env: NodeJS.ProcessEnv, extra: stri
   return list;
 }
 
-describe("toolgate fleet", () => {
+// .ci/run installs Debian's redis-server; elsewhere, without it, these tests say why they were skipped.
+const redisServerInstalled = spawnSync("redis-server", ["--version"]).status === 0;
+if (!redisServerInstalled) console.warn("skipping the fleet tests: redis-server is not installed (apt-get install redis-server)");
+
+describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
   it("refuses a file with a bad line, naming it, and queues nothing; a resubmit queues nothing twice", async () => {
     const redis = await startRedis();
     cleanups.push(() => redis.stop());

@@ -270,4 +270,45 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
     expect(processAlive(heldSession.pid)).toBe(false);
     expect(await (await queue.getJob("held-2"))!.getState()).toBe("waiting");
   }, 180_000);
+
+  it("a repo task runs in a fresh checkout whose own allow rules apply only when the task says trust", async () => {
+    const redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const dir = tempDir("toolgate-fleet-");
+    const env = fleetEnv(path.join(dir, ".home"));
+    const repo = path.join(dir, "repo");
+    fs.mkdirSync(path.join(repo, ".toolgate"), { recursive: true });
+    fs.writeFileSync(path.join(repo, ".toolgate/settings.json"), JSON.stringify({ permissions: { allow: ["Write"] } }));
+    fs.writeFileSync(path.join(repo, "notes.txt"), "from the repo\n");
+    const git = (...args: string[]) => spawnSync("git", args, { cwd: repo, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+    git("init", "-q", "-b", "main");
+    git("add", "-A");
+    expect(git("commit", "-qm", "init").status).toBe(0);
+    // each task: one Write the repository's rule would allow, then the final answer
+    const writer = await model({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: "out.txt", content: "written\n" } }] },
+        { content: [{ type: "text", text: "finished" }] },
+      ],
+      loop: true,
+    });
+    const file = writeTasks(dir, [
+      task(dir, writer, "untrusted", { id: "untrusted", cwd: undefined, repo, ref: "main" }),
+      task(dir, writer, "trusted", { id: "trusted", cwd: undefined, repo, ref: "main", trust: true }),
+    ]);
+    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    const workDir = path.join(dir, "work");
+    workers(1, redis.url, env, ["--work-dir", workDir]);
+    const queue = queueOf(redis.url);
+    await until(async () => ((await queue.getJobCounts("completed")).completed === 2 ? true : undefined), "2 completed tasks");
+    const untrusted = (await queue.getJob("untrusted"))!.returnvalue;
+    const trusted = (await queue.getJob("trusted"))!.returnvalue;
+    expect(untrusted.cwd).toBe(path.join(workDir, "untrusted"));
+    expect(fs.readFileSync(path.join(untrusted.cwd, "notes.txt"), "utf8")).toBe("from the repo\n");
+    expect(untrusted.permissionDenials).toHaveLength(1);
+    expect(fs.existsSync(path.join(untrusted.cwd, "out.txt"))).toBe(false);
+    expect(trusted.permissionDenials).toHaveLength(0);
+    expect(fs.readFileSync(path.join(trusted.cwd, "out.txt"), "utf8")).toBe("written\n");
+    expect(trusted.changes.length).toBeGreaterThan(0);
+  }, 180_000);
 });

@@ -22,6 +22,7 @@ async function withQueue<T>(options: QueueOptions, use: (queue: Queue<FleetJobDa
   // Without a listener, ioredis prints every failed reconnect; the command's own error says it once.
   connection.on("error", () => undefined);
   const queue = new Queue<FleetJobData, TaskResult>(options.queue, { connection });
+  queue.on("error", () => undefined);
   try {
     await queue.waitUntilReady();
     return await use(queue);

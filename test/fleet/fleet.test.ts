@@ -310,5 +310,6 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
     expect(trusted.permissionDenials).toHaveLength(0);
     expect(fs.readFileSync(path.join(trusted.cwd, "out.txt"), "utf8")).toBe("written\n");
     expect(trusted.changes.length).toBeGreaterThan(0);
+    expect((await queue.getJob("trusted"))!.progress).toMatchObject({ attempt: 1, toolCalls: 1, lastTool: "Write", turns: 1 });
   }, 180_000);
 });

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { startFakeModelServer } from "../../scripts/fake-model.mjs";
-import { reportRow } from "../report.js";
+import { pairedRatios, reportRow } from "../report.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cli = path.join(root, "dist/cli/main.js");
@@ -90,19 +90,28 @@ async function fleet(workers: number, round: number): Promise<number> {
   return elapsed;
 }
 
-const rounds = Number(process.env.FLEET_BENCH_ROUNDS) || 2;
-const times: Record<string, number[]> = { direct: [], w1: [], w2: [], w4: [] };
+// Each round runs every subject once, in an order rotated per round, so load from others on this shared
+// machine hits them alike; ratios are taken per round, then the median (with the spread over rounds).
+const rounds = Number(process.env.FLEET_BENCH_ROUNDS) || 3;
+const subjects = ["direct", "w1", "w2", "w4"] as const;
+const times: Record<(typeof subjects)[number], number[]> = { direct: [], w1: [], w2: [], w4: [] };
 for (let round = 0; round < rounds; round++) {
-  times.direct!.push(await direct());
-  for (const workers of [1, 2, 4]) times[`w${workers}`]!.push(await fleet(workers, round));
+  for (let k = 0; k < subjects.length; k++) {
+    const subject = subjects[(k + round) % subjects.length]!;
+    times[subject].push(subject === "direct" ? await direct() : await fleet(Number(subject.slice(1)), round));
+  }
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
-const perTask = (key: string) => median(times[key]!) / tasks;
+const perTask = (key: (typeof subjects)[number]) => median(times[key]) / tasks;
 const ms = (value: number) => `${Math.round(value)} ms`;
-console.log(`${tasks} tasks, ${rounds} rounds, ${os.cpus().length} cores; per task: direct ${ms(perTask("direct"))}, 1 worker ${ms(perTask("w1"))}, 2 workers ${ms(perTask("w2"))}, 4 workers ${ms(perTask("w4"))}`);
-reportRow({ what: "fleet, 1 worker, per task", peer: "toolgate -p one after another", ratio: perTask("w1") / perTask("direct"), detail: `${ms(perTask("w1"))} vs ${ms(perTask("direct"))} (queue, submit and worker overhead)` });
-for (const workers of [2, 4]) {
-  reportRow({ what: `fleet throughput, ${workers} workers`, peer: "1 worker", ratio: perTask("w1") / perTask(`w${workers}`), higherIsBetter: true, detail: `${(1000 / perTask(`w${workers}`)).toFixed(2)} vs ${(1000 / perTask("w1")).toFixed(2)} tasks/s` });
+console.log(`${tasks} tasks, ${rounds} rounds, ${os.cpus().length} cores; median per task: direct ${ms(perTask("direct"))}, 1 worker ${ms(perTask("w1"))}, 2 workers ${ms(perTask("w2"))}, 4 workers ${ms(perTask("w4"))}`);
+const overhead = pairedRatios(times.w1, times.direct);
+reportRow({ what: "fleet, 1 worker, per task", peer: "toolgate -p one after another", ...overhead, detail: `${ms(perTask("w1"))} vs ${ms(perTask("direct"))} (submit, BullMQ and the worker around the same -p process)` });
+for (const workers of [2, 4] as const) {
+  const key = `w${workers}` as const;
+  // throughput ratio = time with 1 worker / time with N
+  const speedup = pairedRatios(times.w1, times[key]);
+  reportRow({ what: `fleet throughput, ${workers} workers`, peer: "1 worker", ...speedup, higherIsBetter: true, detail: `${(1000 / perTask(key)).toFixed(2)} vs ${(1000 / perTask("w1")).toFixed(2)} tasks/s` });
 }
 
 connection.disconnect();

@@ -18,6 +18,7 @@ const run = promisify(execFile);
 export interface TaskProgress {
   attempt: number;
   sessionId: string;
+  /** Model turns so far. */
   turns: number;
   toolCalls: number;
   lastTool?: string;
@@ -133,6 +134,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
   const progress: TaskProgress = { attempt, sessionId, turns: 0, toolCalls: 0 };
   const changes: unknown[] = [];
   let result: Record<string, any> | undefined;
+  let lastMessageId: string | undefined;
   let stderrTail = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     const text = chunk.toString();
@@ -148,6 +150,11 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
       return;
     }
     if (event.type === "assistant") {
+      // each content block is a line of its own; the lines of one model turn share the message id
+      if (event.message?.id !== lastMessageId) {
+        lastMessageId = event.message?.id;
+        progress.turns++;
+      }
       const blocks: Array<Record<string, any>> = event.message?.content ?? [];
       for (const block of blocks) {
         if (block.type === "tool_use") {
@@ -155,9 +162,6 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
           progress.lastTool = block.name;
         }
       }
-      options.onProgress({ ...progress });
-    } else if (event.type === "user") {
-      progress.turns++;
       options.onProgress({ ...progress });
     } else if (event.type === "change_summary") {
       const { type: _type, uuid: _uuid, session_id: _session, ...summary } = event;

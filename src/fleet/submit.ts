@@ -51,7 +51,9 @@ export async function submitTasks(file: string, options: QueueOptions & { attemp
         summary.existing.push(jobId);
         continue;
       }
-      await queue.add("task", { task, source: { file: absolute, line } }, { jobId, attempts: options.attempts, removeOnComplete: false, removeOnFail: false });
+      // a relative cwd is the task file's, wherever submit was run from
+      const resolved = task.cwd === undefined ? task : { ...task, cwd: path.resolve(path.dirname(absolute), task.cwd) };
+      await queue.add("task", { task: resolved, source: { file: absolute, line } }, { jobId, attempts: options.attempts, removeOnComplete: false, removeOnFail: false });
       summary.queued.push(jobId);
     }
     return summary;

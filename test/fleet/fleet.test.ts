@@ -75,13 +75,15 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
     expect(status.code).toBe(0);
     expect(Object.values(JSON.parse(status.stdout)).every((n) => n === 0)).toBe(true);
 
-    const good = writeTasks(dir, [{ cwd: dir, prompt: "one" }, { id: "named", cwd: dir, prompt: "two" }]);
+    const good = writeTasks(dir, [{ cwd: dir, prompt: "one" }, { id: "named", cwd: ".", prompt: "two" }]);
     const first = await fleetCli(["submit", good, "--redis", redis.url, "--json"], env);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout).queued).toHaveLength(2);
     const again = await fleetCli(["submit", good, "--redis", redis.url, "--json"], env);
     expect(JSON.parse(again.stdout)).toEqual({ queued: [], existing: JSON.parse(first.stdout).queued });
     expect(JSON.parse((await fleetCli(["status", "--redis", redis.url, "--json"], env)).stdout).waiting).toBe(2);
+    // a relative cwd is the task file's directory
+    expect((await queueOf(redis.url).getJob("named"))!.data.task.cwd).toBe(dir);
 
     const cancelled = await fleetCli(["cancel", "--redis", redis.url, "--json"], env);
     expect(JSON.parse(cancelled.stdout).removed.sort()).toEqual(JSON.parse(first.stdout).queued.sort());
@@ -310,6 +312,6 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
     expect(trusted.permissionDenials).toHaveLength(0);
     expect(fs.readFileSync(path.join(trusted.cwd, "out.txt"), "utf8")).toBe("written\n");
     expect(trusted.changes.length).toBeGreaterThan(0);
-    expect((await queue.getJob("trusted"))!.progress).toMatchObject({ attempt: 1, toolCalls: 1, lastTool: "Write", turns: 1 });
+    expect((await queue.getJob("trusted"))!.progress).toMatchObject({ attempt: 1, toolCalls: 1, lastTool: "Write", turns: 2 });
   }, 180_000);
 });

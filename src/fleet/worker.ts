@@ -98,6 +98,16 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
   worker.on("completed", (job, result) => options.report({ event: "completed", job: job.id, subtype: result.subtype, attempt: result.attempt }));
   worker.on("failed", (job, error) => options.report({ event: "failed", job: job?.id, error: error.message }));
   worker.on("error", (error) => options.log(`[toolgate worker] ${error.message}\n`));
+  // A lock that could not be renewed may already be another worker's: stop our run of that task rather than
+  // let it finish a second time beside the other one.
+  worker.on("lockRenewalFailed", (jobIds: string[]) => {
+    for (const id of jobIds) {
+      const controller = running.get(id);
+      if (!controller) continue;
+      options.report({ event: "lock_lost", job: id });
+      controller.abort();
+    }
+  });
 
   let signals = 0;
   const stopped = new Promise<void>((resolve) => {

@@ -15,7 +15,8 @@ for (const name of fs.existsSync(outdir) ? fs.readdirSync(outdir) : []) {
 // react-devtools-core is Ink's optional debugger (imported only with DEV=true) and is not installed.
 // The Bedrock and Vertex SDKs pull in the AWS SDK and google-auth-library (megabytes): they load from
 // node_modules on the first request to those platforms, not as chunks of ours.
-const external = ["web-tree-sitter", "tree-sitter-bash", "@anthropic-ai/sandbox-runtime", "@vscode/ripgrep", "react-devtools-core", "@anthropic-ai/bedrock-sdk", "@anthropic-ai/vertex-sdk"];
+// bullmq and ioredis (the fleet) load optional native msgpack code of their own: they stay in node_modules too.
+const external = ["bullmq", "ioredis", "web-tree-sitter", "tree-sitter-bash", "@anthropic-ai/sandbox-runtime", "@vscode/ripgrep", "react-devtools-core", "@anthropic-ai/bedrock-sdk", "@anthropic-ai/vertex-sdk"];
 
 await build({
   // WebFetch converts pages in a worker thread, whose script sits beside the chunk that starts it

@@ -7,6 +7,10 @@ import { EXIT_USAGE, reportFailure, UsageError, wantsStackTraces } from "./error
 import { editDistance } from "../tools/files/similarPath.js";
 import { collect } from "./collect.js";
 import type { SessionFlags } from "./flags.js";
+import { watchLifeline } from "../fleet/lifeline.js";
+
+// A fleet worker's session process stops when its worker dies (see fleet/lifeline.ts).
+watchLifeline();
 
 // Subcommands are imported lazily so `toolgate --help` and `exec` load only what they use (never the UI).
 
@@ -218,6 +222,42 @@ program
     if (session !== undefined && flags.session !== undefined && session !== flags.session) throw new UsageError(`diff got two sessions: ${session} and --session ${flags.session}; give one`);
     const { diffCommand } = await import("./diff.js");
     process.exitCode = await diffCommand({ ...flags, ...(session !== undefined ? { session } : {}) });
+  });
+
+const fleet = program.command("fleet").description("Many headless tasks on a Redis queue, run by `toolgate worker` processes (see docs/fleet.md).");
+const withQueueFlags = (command: Command) =>
+  command
+    .option("--redis <url>", "the Redis server, e.g. redis://127.0.0.1:6379 (default: TOOLGATE_REDIS_URL)")
+    .option("--queue <name>", "the queue", "toolgate")
+    .option("--json", "print JSON");
+withQueueFlags(fleet.command("submit").description("Queue every task of a JSONL file (each line checked first; a bad line queues nothing)."))
+  .argument("<tasks.jsonl>", "one task per line: {cwd | repo+ref, prompt, allowedTools?, permissionMode?, model?, maxTurns?, settings?, trust?, id?}")
+  .option("--attempts <n>", "runs of a task that fails before it is given up (a worker's death is retried apart from these)", "1")
+  .action(async (file: string, flags) => {
+    const { fleetSubmitCommand } = await import("./fleet.js");
+    process.exitCode = await fleetSubmitCommand(file, flags);
+  });
+withQueueFlags(fleet.command("status").description("How many tasks are waiting, active, completed, failed.")).action(async (flags) => {
+  const { fleetStatusCommand } = await import("./fleet.js");
+  process.exitCode = await fleetStatusCommand(flags);
+});
+withQueueFlags(fleet.command("results").description("Each task's state and result (--json: one JSON object per line).")).action(async (flags) => {
+  const { fleetResultsCommand } = await import("./fleet.js");
+  process.exitCode = await fleetResultsCommand(flags);
+});
+withQueueFlags(fleet.command("cancel").description("Remove the tasks no worker has started; running ones finish.")).action(async (flags) => {
+  const { fleetCancelCommand } = await import("./fleet.js");
+  process.exitCode = await fleetCancelCommand(flags);
+});
+withQueueFlags(program.command("worker").description("Run fleet tasks from the queue, each as a headless session (toolgate -p) in its own process."))
+  .option("--concurrency <n>", "tasks this worker runs at once", "1")
+  .option("--rate <count/duration>", "at most this many tasks start per duration across all workers of the queue, e.g. 10/1m")
+  .option("--lock-duration <ms>", "how soon a dead worker's task goes to another worker", "30000")
+  .option("--rate-limit-wait <ms>", "when a session ends on the provider's 429 (after its own retries), every worker of the queue pauses this long", "30000")
+  .option("--work-dir <dir>", "where repo tasks are cloned (default: <tmp>/toolgate-fleet)")
+  .action(async (flags) => {
+    const { workerCommand } = await import("./fleet.js");
+    process.exitCode = await workerCommand(flags);
   });
 
 const trust = program.command("trust").description("The folders whose own settings, hooks, MCP servers and language servers toolgate uses.");

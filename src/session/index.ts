@@ -169,14 +169,17 @@ export function inspectFolderTrust(options: Pick<SessionOptions, "cwd" | "settin
   return { trust, all, settings: restricted.loaded, untrusted: [...restricted.ignored, ...(servers ? [servers] : []), ...loaded.untrusted], plugins: loaded.plugins, pluginWarnings: loaded.warnings };
 }
 
-/** The display of the computer tool: DISPLAY when it answers, else (with --computer-use) a new Xvfb. */
+/**
+ * The display of the computer tool, only with --computer-use (a tool that can reach the whole desktop is never
+ * offered by default): DISPLAY when it answers, else a new Xvfb.
+ */
 async function openComputerDisplay(options: SessionOptions, env: NodeJS.ProcessEnv, warnings: string[]): Promise<ComputerDisplay | undefined> {
+  if (!options.computerUse) return undefined;
   const existing = env.DISPLAY ? await openExistingDisplay(env.DISPLAY) : undefined;
   if (existing) {
     if (options.computerUseApp) startApp(existing.display, options.computerUseApp, existing);
     return existing;
   }
-  if (!options.computerUse) return undefined;
   try {
     return await startVirtualDisplay({ app: options.computerUseApp });
   } catch (err) {

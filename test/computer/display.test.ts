@@ -75,6 +75,20 @@ describe.skipIf(!hasX)("the computer tool on a session's virtual display", () =>
     await session?.close();
   });
 
+  it("a DISPLAY that answers is used only with --computer-use: never offered by default", async () => {
+    const env = { ...envWithoutDisplay(), DISPLAY: session.computer!.display };
+    const plain = await createSession({ cwd: tempDir(), home: tempDir(), env, sandbox: false });
+    expect(plain.context.options.tools.some((t) => t.name === "computer")).toBe(false);
+    expect(plain.computer).toBeUndefined();
+    await plain.close();
+    const asked = await createSession({ cwd: tempDir(), home: tempDir(), env, sandbox: false, computerUse: true });
+    expect(asked.context.options.tools.some((t) => t.name === "computer")).toBe(true);
+    expect(asked.computer).toMatchObject({ display: session.computer!.display, virtual: false });
+    await asked.close();
+    // closing a session on someone else's display leaves that display running
+    expect(xdotool(session.computer!.display, "getdisplaygeometry").trim()).toMatch(/^\d+ \d+$/);
+  });
+
   it("types into xterm: the pixels of its window change", async () => {
     const display = session.computer!;
     expect(display.virtual).toBe(true);

@@ -6,13 +6,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runToolUse, type ToolUseUpdate } from "../../src/core/pipeline/index.js";
 import { runTools } from "../../src/core/executor/index.js";
 import { createSession, type Session } from "../../src/session/index.js";
 import { checkSandboxSupport } from "../../src/sandbox/index.js";
 import { listProcesses, treeMembers } from "../../src/util/processTree.js";
 import { assistantMessage, tempDir } from "../helpers.js";
+
+// A session's first call starts bwrap and the sandbox runtime: seconds on a loaded 2-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const support = checkSandboxSupport();
 const bwrapRuns = support.available && spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]).status === 0;
@@ -207,7 +210,10 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
     expect(members.length).toBeGreaterThan(2);
     sessions.splice(sessions.indexOf(session), 1);
     await session.close();
-    const alive = treeMembers(await listProcesses(), pid!).map((p) => p.pid);
+    // the kernel reaps what the sandbox's end killed a moment later: wait for it (zombies are already gone)
+    const live = async () => treeMembers(await listProcesses(), pid!).filter((p) => !p.state.startsWith("Z")).map((p) => p.pid);
+    for (let tries = 0; tries < 100 && (await live()).length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const alive = await live();
     // a pid with the same start time is the same process (pids are reused on a busy machine)
     const still = (await listProcesses()).filter((p) => !p.state.startsWith("Z") && members.includes(identity(p.pid)));
     expect(alive).toEqual([]);

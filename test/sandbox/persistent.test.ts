@@ -6,64 +6,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { runToolUse, type ToolUseUpdate } from "../../src/core/pipeline/index.js";
+import { describe, expect, it, vi } from "vitest";
+import type { ToolUseUpdate } from "../../src/core/pipeline/index.js";
 import { runTools } from "../../src/core/executor/index.js";
-import { createSession, type Session } from "../../src/session/index.js";
-import { checkSandboxSupport } from "../../src/sandbox/index.js";
 import { listProcesses, treeMembers } from "../../src/util/processTree.js";
 import { assistantMessage, tempDir } from "../helpers.js";
+import { appears, bash, callTool, closeSession, openSession, persistentMode, sandboxSkipReason, textOf } from "./sessionSandbox.js";
 
 // A session's first call starts bwrap and the sandbox runtime: seconds on a loaded 2-core machine.
 vi.setConfig({ testTimeout: 120_000 });
 
-const support = checkSandboxSupport();
-const bwrapRuns = support.available && spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]).status === 0;
-const skipReason = !support.available
-  ? support.reason
-  : !bwrapRuns
-    ? "bwrap is installed but cannot create namespaces here"
-    : process.env.TOOLGATE_SANDBOX_PERSISTENT === "0"
-      ? "the long-lived sandbox is off (TOOLGATE_SANDBOX_PERSISTENT=0)"
-      : "";
+const skipReason = sandboxSkipReason || (persistentMode ? "" : "the long-lived sandbox is off (TOOLGATE_SANDBOX_PERSISTENT=0)");
 if (skipReason) console.warn(`skipping persistent sandbox tests: ${skipReason}`);
-
-const sessions: Session[] = [];
-afterAll(async () => {
-  for (const s of sessions.splice(0)) await s.close();
-});
-
-async function open(options: { mode?: "acceptEdits"; files?: Record<string, string> } = {}): Promise<{ session: Session; cwd: string }> {
-  const cwd = tempDir("tg-psbx-");
-  fs.mkdirSync(path.join(cwd, ".git/hooks"), { recursive: true });
-  for (const [name, content] of Object.entries(options.files ?? {})) fs.writeFileSync(path.join(cwd, name), content);
-  const home = tempDir("tg-psbx-home-");
-  const session = await createSession({
-    cwd,
-    home,
-    permissionMode: options.mode,
-    env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
-  });
-  sessions.push(session);
-  return { session, cwd };
-}
-
-let counter = 0;
-function textOf(update: ToolUseUpdate | undefined): { text: string; isError: boolean } {
-  if (!update || update.type !== "result") throw new Error("no result");
-  const content = update.block.content;
-  const text = typeof content === "string" ? content : (content ?? []).map((c) => ("text" in c ? c.text : "")).join("\n");
-  return { text, isError: update.block.is_error === true };
-}
-
-async function call(session: Session, name: string, input: Record<string, unknown>) {
-  const updates: ToolUseUpdate[] = [];
-  const block = { type: "tool_use" as const, id: `toolu_p${++counter}`, name, input };
-  for await (const u of runToolUse(block, assistantMessage(), session.canUseTool, session.context)) updates.push(u);
-  return textOf(updates.find((u) => u.type === "result"));
-}
-
-const bash = (session: Session, input: Record<string, unknown>) => call(session, "Bash", input);
 
 /** A process as pid and start time (clock ticks since boot): survives pid reuse. */
 function identity(pid: number): string {
@@ -75,27 +29,11 @@ function identity(pid: number): string {
   }
 }
 
-/** Resolves when `file` appears in `dir` (an event, not a timer). */
-function appears(dir: string, file: string): Promise<void> {
-  return new Promise((resolve) => {
-    const watcher = fs.watch(dir, () => {
-      if (fs.existsSync(path.join(dir, file))) {
-        watcher.close();
-        resolve();
-      }
-    });
-    if (fs.existsSync(path.join(dir, file))) {
-      watcher.close();
-      resolve();
-    }
-  });
-}
-
 describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
   it("a background server started in one call answers a later call (a FIFO in the session temp dir)", async () => {
     const server = 'mkfifo "$TMPDIR/req" "$TMPDIR/resp.tmp" && mv "$TMPDIR/resp.tmp" "$TMPDIR/resp"\nwhile read -r line < "$TMPDIR/req"; do echo "pong $line" > "$TMPDIR/resp"; done\n';
     const client = 'until [ -p "$TMPDIR/resp" ]; do sleep 0.05; done\necho hello > "$TMPDIR/req"; cat "$TMPDIR/resp"\n';
-    const { session } = await open({ files: { "server.sh": server, "client.sh": client } });
+    const { session } = await openSession({ files: { "server.sh": server, "client.sh": client } });
     const started = await bash(session, { command: "bash server.sh", run_in_background: true });
     expect(started.isError).toBe(false);
     const answer = await bash(session, { command: "bash client.sh" });
@@ -105,7 +43,7 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
   });
 
   it("a foreground command's `sleep 1000 &` becomes a task that TaskOutput reads and TaskStop stops", async () => {
-    const { session } = await open();
+    const { session } = await openSession();
     const result = await bash(session, { command: "(echo from-the-leftover; exec sleep 1000) & echo done" });
     expect(result.isError).toBe(false);
     expect(result.text).toContain("done");
@@ -113,9 +51,9 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
     expect(id, result.text).toBeDefined();
     const task = session.context.tasks.get(id!)!;
     expect(task.status()).toBe("running");
-    const output = await call(session, "TaskOutput", { task_id: id, block: false });
+    const output = await callTool(session, "TaskOutput", { task_id: id, block: false });
     expect(output.text).toContain("running");
-    const stop = await call(session, "TaskStop", { task_id: id });
+    const stop = await callTool(session, "TaskStop", { task_id: id });
     expect(stop.isError).toBe(false);
     expect(task.status()).toBe("killed");
     const inside = await bash(session, { command: "ps -eo args" });
@@ -123,17 +61,17 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
   });
 
   it("a daemon that double-forked out of its group is adopted too, and TaskStop kills it", async () => {
-    const { session } = await open();
+    const { session } = await openSession();
     const tag = `tg-psbx-daemon-${process.pid}-${Date.now()}`;
     const result = await bash(session, { command: `(setsid bash -c 'exec -a ${tag} sleep 300' &) ; echo started` });
     const id = /background task (b[0-9a-f]{8})/.exec(result.text)?.[1];
     expect(id, result.text).toBeDefined();
-    await call(session, "TaskStop", { task_id: id });
+    await callTool(session, "TaskStop", { task_id: id });
     expect(spawnSync("pgrep", ["-f", tag], { encoding: "utf8" }).stdout.trim()).toBe("");
   });
 
   it("two read-only calls in one batch run at the same time in the sandbox (their intervals intersect)", async () => {
-    const { session } = await open();
+    const { session } = await openSession();
     const command = "date +%s%N; sleep 1; date +%s%N";
     const blocks = [1, 2].map((n) => ({ type: "tool_use" as const, id: `toolu_par${n}`, name: "Bash", input: { command } }));
     const results: ToolUseUpdate[] = [];
@@ -146,7 +84,7 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
   });
 
   it("one sandbox per policy: a new rule gives another sandbox, the same policy reuses it", async () => {
-    const { session } = await open();
+    const { session } = await openSession();
     const sandbox = session.sandbox;
     const permissionContext = () => session.context.getAppState().toolPermissionContext;
     const pids = async () => {
@@ -170,7 +108,7 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
   });
 
   it("a supervisor killed from outside fails the running call with a message, and the next call works", async () => {
-    const { session } = await open();
+    const { session } = await openSession();
     const tmp = session.sandbox.tempDir!;
     const running = bash(session, { command: 'touch "$TMPDIR/started"; sleep 100' });
     await appears(tmp, "started");
@@ -185,7 +123,7 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
   });
 
   it("a command in the sandbox still cannot write the project or outside it", async () => {
-    const { session, cwd } = await open();
+    const { session, cwd } = await openSession();
     const outside = tempDir("tg-psbx-out-");
     const result = await bash(session, { command: `touch x; touch ${outside}/y; echo tried` });
     expect(result.text).toContain("tried");
@@ -195,7 +133,7 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
   });
 
   it("a nested .git created in one call is protected in the next", async () => {
-    const { session, cwd } = await open({ mode: "acceptEdits" });
+    const { session, cwd } = await openSession({ mode: "acceptEdits" });
     const made = await bash(session, { command: "mkdir -p sub/.git/hooks" });
     expect(made.isError, made.text).toBe(false);
     await bash(session, { command: "echo evil > sub/.git/hooks/pre-commit" });
@@ -203,13 +141,12 @@ describe.skipIf(!!skipReason)("the session's long-lived sandbox", () => {
   });
 
   it("closing the session leaves no process of the sandbox behind", async () => {
-    const { session } = await open();
+    const { session } = await openSession();
     await bash(session, { command: "sleep 1000 & echo left" });
     const [pid] = session.sandbox.livePids!();
     const members = treeMembers(await listProcesses(), pid!).map((p) => identity(p.pid));
     expect(members.length).toBeGreaterThan(2);
-    sessions.splice(sessions.indexOf(session), 1);
-    await session.close();
+    await closeSession(session);
     // the kernel reaps what the sandbox's end killed a moment later: wait for it (zombies are already gone)
     const live = async () => treeMembers(await listProcesses(), pid!).filter((p) => !p.state.startsWith("Z")).map((p) => p.pid);
     for (let tries = 0; tries < 100 && (await live()).length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 100));

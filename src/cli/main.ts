@@ -350,61 +350,40 @@ mcp
     const [{ mcpRemoveCommand }, { getToolgateHome }] = await Promise.all([import("./mcpConfigCommands.js"), import("../util/home.js")]);
     process.exitCode = mcpRemoveCommand({ name, ...flags, projectDir: flags.cwd ?? process.cwd(), home: getToolgateHome(process.env) });
   });
+
+/** `mcp get|login|logout`: a session for the flags, where its servers are configured, closed after `run`. */
+async function withServerSession(flags: SessionFlags, run: (where: { projectDir: string; home: string; trusted: boolean; env: NodeJS.ProcessEnv; settings: Record<string, unknown> }) => number | Promise<number>): Promise<number> {
+  const { openSession } = await import("./commands.js");
+  const session = await openSession(flags);
+  try {
+    const { context } = session;
+    return await run({ projectDir: context.getAppState().toolPermissionContext.cwd, home: context.paths.home, trusted: session.trust.trusted, env: context.env, settings: context.options.settings });
+  } finally {
+    await session.close();
+  }
+}
+
 withSessionFlags(mcp.command("get").description("Show where an MCP server is configured, what it runs, and whether it connects.").argument("<name>"))
   .action(async (name: string, flags: SessionFlags) => {
-    const [{ mcpGetCommand }, { openSession }] = await Promise.all([import("./mcpConfigCommands.js"), import("./commands.js")]);
-    const session = await openSession(flags);
-    try {
-      process.exitCode = await mcpGetCommand({
-        name,
-        projectDir: session.context.getAppState().toolPermissionContext.cwd,
-        home: session.context.paths.home,
-        trusted: session.trust.trusted,
-        env: session.context.env,
-        settings: session.context.options.settings,
-      });
-    } finally {
-      await session.close();
-    }
+    const { mcpGetCommand } = await import("./mcpConfigCommands.js");
+    process.exitCode = await withServerSession(flags, (where) => mcpGetCommand({ name, ...where }));
   });
 
 withSessionFlags(mcp.command("login").description("Log in to an http or sse MCP server that asks for one (OAuth in the browser; tokens kept 0600 in toolgate's home).").argument("<name>"))
   .option("--timeout <seconds>", "how long to wait for the browser (default 300)")
   .action(async (name: string, flags: SessionFlags & { timeout?: string }) => {
-    const [{ mcpLoginCommand }, { openSession }] = await Promise.all([import("./mcpConfigCommands.js"), import("./commands.js")]);
+    const { mcpLoginCommand } = await import("./mcpConfigCommands.js");
     const seconds = flags.timeout === undefined ? undefined : Number(flags.timeout);
     if (seconds !== undefined && !(Number.isFinite(seconds) && seconds > 0)) throw new UsageError(`--timeout takes a number of seconds, got ${JSON.stringify(flags.timeout)}`);
-    const session = await openSession(flags);
-    try {
-      process.exitCode = await mcpLoginCommand({
-        name,
-        projectDir: session.context.getAppState().toolPermissionContext.cwd,
-        home: session.context.paths.home,
-        trusted: session.trust.trusted,
-        env: session.context.env,
-        settings: session.context.options.settings,
-        timeoutMs: seconds === undefined ? undefined : seconds * 1000,
-        openBrowser: process.stdout.isTTY === true && !process.env.CI,
-      });
-    } finally {
-      await session.close();
-    }
+    process.exitCode = await withServerSession(flags, (where) =>
+      mcpLoginCommand({ name, ...where, timeoutMs: seconds === undefined ? undefined : seconds * 1000, openBrowser: process.stdout.isTTY === true && !process.env.CI }),
+    );
   });
+
 withSessionFlags(mcp.command("logout").description("Forget the login of an MCP server (its stored tokens are removed).").argument("<name>"))
   .action(async (name: string, flags: SessionFlags) => {
-    const [{ mcpLogoutCommand }, { openSession }] = await Promise.all([import("./mcpConfigCommands.js"), import("./commands.js")]);
-    const session = await openSession(flags);
-    try {
-      process.exitCode = mcpLogoutCommand({
-        name,
-        projectDir: session.context.getAppState().toolPermissionContext.cwd,
-        home: session.context.paths.home,
-        trusted: session.trust.trusted,
-        env: session.context.env,
-      });
-    } finally {
-      await session.close();
-    }
+    const { mcpLogoutCommand } = await import("./mcpConfigCommands.js");
+    process.exitCode = await withServerSession(flags, (where) => mcpLogoutCommand({ name, ...where }));
   });
 
 // Errors raised outside the command's own promise (a stream's 'error' event, a stray rejection) end the

@@ -5,11 +5,10 @@
  * is an error on screen.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { hasTmux, Terminal } from "./tmux.js";
+import { hasTmux, Terminal, tuiProject } from "./tmux.js";
 import { DYNAMIC_SERVER, repoRoot, TSX_IMPORT } from "../mcp/helpers.js";
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -21,12 +20,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-function project(): { dir: string; home: string } {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-memory-")));
-  const home = path.join(dir, ".home");
-  fs.mkdirSync(home);
-  return { dir, home };
-}
+const project = () => tuiProject("toolgate-tui-memory-");
 const envFor = (home: string, url: string, extra: Record<string, string> = {}) => ({ TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", ...extra });
 
 describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {

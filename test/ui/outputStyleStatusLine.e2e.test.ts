@@ -7,11 +7,10 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { cliArgs, hasTmux, Terminal } from "./tmux.js";
+import { cliArgs, hasTmux, Terminal, tuiProject } from "./tmux.js";
 import { cliEnv } from "../cliCommand.js";
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -23,12 +22,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-function project(): { dir: string; home: string } {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-style-")));
-  const home = path.join(dir, ".home");
-  fs.mkdirSync(home);
-  return { dir, home };
-}
+const project = () => tuiProject("toolgate-tui-style-");
 
 const envFor = (home: string, url: string) => ({ TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" });
 const systemOf = (request: { body: unknown }) => JSON.stringify((request.body as { system: unknown }).system);

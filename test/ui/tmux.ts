@@ -4,12 +4,21 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { cliArgs, cliEnv } from "../cliCommand.js";
 
 export { builtIsFresh, cliArgs, repoRoot } from "../cliCommand.js";
 
 export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+
+/** A fresh project folder (real path) with its own toolgate home inside, `.home`. */
+export function tuiProject(prefix: string): { dir: string; home: string } {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const home = path.join(dir, ".home");
+  fs.mkdirSync(home);
+  return { dir, home };
+}
 
 function quote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;

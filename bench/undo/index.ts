@@ -72,13 +72,13 @@ if (tracked.fileHistory.messageIds().length) throw new Error("a call that change
 
 // the two stat passes alone, beside git status on the same tree
 const snapshots = createWorkspaceSnapshots(path.join(root, "store"));
-snapshots.snapshot([repo]);
+await snapshots.snapshot([repo]);
 const passes: number[] = [];
 const gitStatus: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   const start = performance.now();
-  snapshots.snapshot([repo]);
-  if (snapshots.changesSince([repo]).changed.length) throw new Error("nothing changed, yet changes were found");
+  await snapshots.snapshot([repo]);
+  if ((await snapshots.changesSince([repo])).changed.length) throw new Error("nothing changed, yet changes were found");
   passes.push(performance.now() - start);
   const gitStart = performance.now();
   spawnSync("git", ["status", "--porcelain"], { cwd: repo, stdio: "ignore" });

@@ -2,8 +2,10 @@
  * Snapshots of the working directories around a call that may write anywhere in them (Bash, a REPL), so
  * rewind and `toolgate diff` cover what it did. An in-process stat cache (path → size, mtime, ctime, inode,
  * mode, content hash) with content-addressed blobs under the session's data directory: a file is read and
- * hashed only when its stat changed, so a call that changes nothing costs two stat passes over the tree.
- * The walk honours .gitignore files (nested ones too) and .git/info/exclude, and never enters version-control
+ * hashed only when its stat changed. On Linux the working directories are also watched (inotify, see
+ * directoryWatcher.ts): once a first walk has filled the cache, a pass looks only at the paths the change
+ * notices named since the last one, so a call that changes nothing costs two barriers instead of two stat
+ * passes over the tree; a pass walks again whenever the notices cannot be trusted. The walk honours .gitignore files (nested ones too) and .git/info/exclude, and never enters version-control
  * folders, node_modules or toolgate's own home. Files too large to keep are tracked by stat only and reported.
  */
 import fs from "node:fs";
@@ -12,6 +14,7 @@ import { createHash } from "node:crypto";
 import ignore, { type Ignore } from "ignore";
 import { ensurePrivateDirSync, PRIVATE_FILE_MODE } from "../util/privateFiles.js";
 import { SAFETY_DIRECTORY_NAMES, SAFETY_FILE_NAMES } from "./safetyPaths.js";
+import { createDirectoryWatcher, type DirectoryWatcher } from "./directoryWatcher.js";
 
 /** A file's content before a call: the blob holding its bytes and its permission bits; null: it did not exist. */
 export type SavedContent = { blobPath: string; mode: number } | null;
@@ -44,9 +47,23 @@ export class WorkspaceTooLargeError extends Error {}
 
 export interface WorkspaceSnapshots {
   /** Bring the cache and the blob store up to date with the files under `roots` now (before a call). */
-  snapshot(roots: readonly string[]): void;
+  snapshot(roots: readonly string[]): Promise<void>;
   /** After the call: what changed under `roots` since the last snapshot; the cache then holds the files as they are. */
-  changesSince(roots: readonly string[]): WorkspaceChanges;
+  changesSince(roots: readonly string[]): Promise<WorkspaceChanges>;
+  /** How the last pass looked at the files: a walk of the tree (and why), or only the paths change notices named. */
+  readonly lastPass: { kind: "walk" | "notices"; why?: string } | undefined;
+  /** Stop watching the working directories. */
+  close(): void;
+}
+
+export interface WorkspaceSnapshotOptions {
+  /**
+   * Watch the working directories (inotify) so a pass looks only at what changed; off, every pass walks the
+   * tree. Default: on Linux, unless TOOLGATE_UNDO_WATCH=0.
+   */
+  watch?: boolean;
+  /** Past this many change notices between two passes, a pass walks (default: a quarter of the kernel's queue). */
+  burstLimit?: number;
 }
 
 interface Entry {
@@ -87,15 +104,47 @@ function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
+/** The lstat of a path, or undefined when it is gone (also when a directory on the way became a file). */
+function lstatIfThere(filePath: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(filePath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw err;
+  }
+}
+
 function statChanged(entry: Entry, stat: fs.Stats): boolean {
   return entry.size !== stat.size || entry.mtimeMs !== stat.mtimeMs || entry.ctimeMs !== stat.ctimeMs || entry.ino !== stat.ino || entry.mode !== (stat.mode & 0o7777);
+}
+
+/** What a watched directory's children are judged by. */
+interface WatchedDir {
+  /** The ignore layers that apply to the directory's entries (its own .gitignore included). */
+  layers: IgnoreLayer[];
+}
+
+/** What a pass does with each file it finds, and with each cached file it finds gone. */
+interface PassVisitor {
+  visit(filePath: string, stat: fs.Stats): void;
+  gone(filePath: string, entry: Entry): void;
+}
+
+function watchByDefault(): boolean {
+  return process.platform === "linux" && process.env.TOOLGATE_UNDO_WATCH !== "0";
 }
 
 /**
  * `storeDir` holds the blobs (created on first need, 0700, blobs 0600); `excluded` are directories never
  * walked (toolgate's home when it lies inside a project).
  */
-export function createWorkspaceSnapshots(storeDir: string, excluded: readonly string[] = [], limits: WorkspaceSnapshotLimits = DEFAULT_SNAPSHOT_LIMITS): WorkspaceSnapshots {
+export function createWorkspaceSnapshots(
+  storeDir: string,
+  excluded: readonly string[] = [],
+  limits: WorkspaceSnapshotLimits = DEFAULT_SNAPSHOT_LIMITS,
+  options: WorkspaceSnapshotOptions = {},
+): WorkspaceSnapshots {
   const objectsDir = path.join(storeDir, "objects");
   const cache = new Map<string, Entry>();
   const gitignores = new Map<string, { mtimeMs: number; size: number; matcher: Ignore }>();
@@ -106,14 +155,23 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
   let givenUp: string | undefined;
   /** Ignore verdicts by path, valid while no .gitignore changed (matching is most of a pass's cost otherwise). */
   let verdicts = new Map<string, boolean>();
-  /** Counts walks; an entry not stamped with the current one was not seen by it. */
+  /** Counts passes; an entry not stamped with the current one was not seen by it. */
   let pass = 0;
+  let watching = options.watch ?? watchByDefault();
+  let watcher: DirectoryWatcher<WatchedDir> | undefined;
+  /** The roots the watches were set up for (real paths), and each root's .git/info/exclude then. */
+  let watchedRoots: { key: string; excludes: Array<Ignore | undefined> } | undefined;
+  let lastPass: WorkspaceSnapshots["lastPass"];
+  /** Passes run one at a time: each waits for the change notices, and two interleaved would share one cache. */
+  let queue: Promise<unknown> = Promise.resolve();
 
   const blobPath = (hash: string) => path.join(objectsDir, hash);
 
   function giveUp(why: string): never {
     givenUp = `Bash changes are not tracked in this session: ${why}`;
     cache.clear();
+    watcher?.close();
+    watcher = undefined;
     throw new WorkspaceTooLargeError(givenUp);
   }
 
@@ -132,7 +190,7 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
   }
 
   /** Read the file, keep its content if it is not too large, and make its cache entry. */
-  function capture(filePath: string, stat: fs.Stats, startedMs: number): Entry {
+  function capture(filePath: string, stat: fs.Stats, startedMs: number, seen: number): Entry {
     const entry: Entry = {
       size: stat.size,
       mtimeMs: stat.mtimeMs,
@@ -140,7 +198,7 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
       ino: stat.ino,
       mode: stat.mode & 0o7777,
       racy: Math.max(stat.mtimeMs, stat.ctimeMs) >= startedMs - RACY_WINDOW_MS,
-      seen: pass,
+      seen,
     };
     if (stat.size > limits.maxFileBytes) {
       entry.skipped = `larger than ${mib(limits.maxFileBytes)} (${mib(stat.size)})`;
@@ -205,14 +263,20 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
     return false;
   }
 
-  /** Every regular file under the roots that is not ignored, with its lstat. Symlinks are not followed or tracked. */
-  function walk(roots: readonly string[], visit: (filePath: string, stat: fs.Stats) => void): void {
-    if (givenUp) throw new WorkspaceTooLargeError(givenUp);
-    let files = 0;
-    const counted = (filePath: string, stat: fs.Stats) => {
-      if (++files > limits.maxFiles) giveUp(`the working directories hold more than ${limits.maxFiles.toLocaleString("en-US")} files that are not ignored`);
-      visit(filePath, stat);
-    };
+  /** The working directories as distinct real paths (one inside another is walked once, as part of it). */
+  function distinctRoots(roots: readonly string[]): string[] {
+    const realRoots: string[] = [];
+    for (const root of roots) {
+      try {
+        realRoots.push(fs.realpathSync(root));
+      } catch {
+        // a working directory that is gone has nothing to snapshot
+      }
+    }
+    return realRoots.filter((root, i) => !realRoots.some((other, j) => j !== i && (root.startsWith(`${other}/`) || (root === other && j < i))));
+  }
+
+  function refreshExcludedDirs(): void {
     // Walked paths are real paths: compare them with both forms of each excluded directory.
     excludedDirs = new Set(
       [storeDir, ...excluded].flatMap((dir) => {
@@ -223,24 +287,51 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
         }
       }),
     );
-    const realRoots: string[] = [];
-    for (const root of roots) {
-      try {
-        realRoots.push(fs.realpathSync(root));
-      } catch {
-        // a working directory that is gone has nothing to snapshot
-      }
+  }
+
+  function skippedDir(name: string, dirPath: string, layers: readonly IgnoreLayer[]): boolean {
+    return NEVER_ENTERED.has(name) || excludedDirs.has(dirPath) || isIgnored(layers, dirPath, true);
+  }
+
+  /** Counts the files a pass holds against the limit. */
+  function checkFileCount(count: number): void {
+    if (count > limits.maxFiles) giveUp(`the working directories hold more than ${limits.maxFiles.toLocaleString("en-US")} files that are not ignored`);
+  }
+
+  /**
+   * Every regular file under the roots that is not ignored, with its lstat (symlinks are not followed or
+   * tracked); with a watcher, every directory entered is watched and no other.
+   */
+  function walkAll(roots: readonly string[], visitor: PassVisitor, current: number): void {
+    let files = 0;
+    const counted = (filePath: string, stat: fs.Stats) => {
+      checkFileCount(++files);
+      visitor.visit(filePath, stat);
+    };
+    // Watches start afresh with each walk: one kept by path may be on a directory deleted since (a watch ends
+    // with its directory), and notices from before the walk are covered by it.
+    if (watching && !watcher?.broken) {
+      watcher?.close();
+      watcher = createDirectoryWatcher<WatchedDir>(path.join(storeDir, "watch"), options.burstLimit);
     }
-    const distinct = realRoots.filter((root, i) => !realRoots.some((other, j) => j !== i && (root.startsWith(`${other}/`) || (root === other && j < i))));
+    const register = watcher ? (dir: string, layers: IgnoreLayer[]) => void watcher!.add(dir, { layers }) : undefined;
+    const distinct = distinctRoots(roots);
+    const excludes: Array<Ignore | undefined> = [];
     for (const root of distinct) {
       const layers: IgnoreLayer[] = [];
       const exclude = gitignoreAt(root, ".git/info/exclude");
+      excludes.push(exclude);
       if (exclude) layers.push({ base: root, matcher: exclude });
-      walkDir(root, layers, counted);
+      walkDir(root, layers, counted, register);
     }
+    for (const [filePath, entry] of cache) if (entry.seen !== current) visitor.gone(filePath, entry);
+    if (!watcher) return;
+    watchedRoots = watcher.broken ? undefined : { key: distinct.join("\0"), excludes };
   }
 
-  function walkDir(dir: string, parentLayers: IgnoreLayer[], visit: (filePath: string, stat: fs.Stats) => void): void {
+  function walkDir(dir: string, parentLayers: IgnoreLayer[], visit: (filePath: string, stat: fs.Stats) => void, register?: (dir: string, layers: IgnoreLayer[]) => void): void {
+    // Watched before its entries are read: a file created after the read has a notice.
+    register?.(dir, parentLayers);
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -252,64 +343,168 @@ export function createWorkspaceSnapshots(storeDir: string, excluded: readonly st
       const matcher = gitignoreAt(dir);
       if (matcher) layers = [...parentLayers, { base: dir, matcher }];
     }
+    if (layers !== parentLayers) register?.(dir, layers);
     for (const entry of entries) {
       const child = `${dir}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (NEVER_ENTERED.has(entry.name) || excludedDirs.has(child) || isIgnored(layers, child, true)) continue;
-        walkDir(child, layers, visit);
+        if (skippedDir(entry.name, child, layers)) continue;
+        walkDir(child, layers, visit, register);
       } else if (entry.isFile()) {
         if (isIgnored(layers, child, false)) continue;
-        const stat = fs.lstatSync(child, { throwIfNoEntry: false });
+        const stat = lstatIfThere(child);
         if (stat?.size === 0 && PLACEHOLDER_NAMES.has(entry.name)) continue;
         if (stat?.isFile()) visit(child, stat);
       }
     }
   }
 
+  /**
+   * Look only at the paths named by change notices since the last pass. Undefined when done; otherwise why
+   * the tree must be walked instead.
+   */
+  async function fromNotices(roots: readonly string[], visitor: PassVisitor, current: number): Promise<string | undefined> {
+    if (!watching) return "change notices are off";
+    if (!watcher || !watchedRoots) return watcher?.broken ? `change notices are off (${watcher.broken})` : "the first pass";
+    const distinct = distinctRoots(roots);
+    if (distinct.join("\0") !== watchedRoots.key) return "the working directories changed";
+    if (!(await watcher.settle())) return `change notices are off (${watcher.broken ?? "unknown"})`;
+    const { paths, untrusted } = watcher.take();
+    if (untrusted) return untrusted;
+    const rootSet = new Set(distinct);
+    for (const dirty of paths) {
+      if (rootSet.has(dirty)) return "a working directory itself was changed";
+      if (path.basename(dirty) === ".gitignore") return "a .gitignore changed";
+    }
+    for (let i = 0; i < distinct.length; i++) if (gitignoreAt(distinct[i], ".git/info/exclude") !== watchedRoots.excludes[i]) return ".git/info/exclude changed";
+    refreshExcludedDirs();
+    // Directories gone or replaced: every cached file under one that this pass did not see again is gone.
+    const sweep = new Set<string>();
+    const register = (dir: string, layers: IgnoreLayer[]) => watcher!.add(dir, { layers });
+    for (const dirty of [...paths].sort()) {
+      const parent = watcher.get(path.dirname(dirty));
+      const stat = lstatIfThere(dirty);
+      const wasDir = watcher.get(dirty) !== undefined;
+      if (!parent || !stat) {
+        // Gone, or in a directory no longer watched (its own notice, from its parent, covers it).
+        if (!stat) {
+          watcher.removeUnder(dirty);
+          sweep.add(dirty);
+        }
+        continue;
+      }
+      const name = path.basename(dirty);
+      if (stat.isDirectory()) {
+        sweep.add(dirty);
+        if (wasDir) watcher.removeUnder(dirty);
+        if (!skippedDir(name, dirty, parent.layers)) walkDir(dirty, parent.layers, visitor.visit, register);
+      } else {
+        if (wasDir) {
+          watcher.removeUnder(dirty);
+          sweep.add(dirty);
+        }
+        if (stat.isFile() && !isIgnored(parent.layers, dirty, false) && !(stat.size === 0 && PLACEHOLDER_NAMES.has(name))) visitor.visit(dirty, stat);
+        else sweep.add(dirty);
+      }
+    }
+    if (watcher.broken) return `change notices are off (${watcher.broken})`;
+    if (sweep.size) {
+      for (const [filePath, entry] of cache) {
+        if (entry.seen === current) continue;
+        for (let at = filePath; at.length > 1; at = path.dirname(at)) {
+          if (!sweep.has(at)) continue;
+          visitor.gone(filePath, entry);
+          break;
+        }
+      }
+    }
+    checkFileCount(cache.size);
+    return undefined;
+  }
+
+  /** One pass over the working directories, from the change notices when they can be trusted, else a walk. */
+  function runPass(roots: readonly string[], visitor: PassVisitor, current: number): Promise<void> {
+    const run = async () => {
+      if (givenUp) throw new WorkspaceTooLargeError(givenUp);
+      const walkWhy = await fromNotices(roots, visitor, current);
+      if (walkWhy === undefined) {
+        lastPass = { kind: "notices" };
+        return;
+      }
+      refreshExcludedDirs();
+      walkAll(roots, visitor, current);
+      lastPass = { kind: "walk", why: walkWhy };
+    };
+    const result = queue.then(run, run);
+    queue = result.catch(() => {});
+    return result;
+  }
+
   return {
     snapshot(roots) {
       const startedMs = Date.now();
       const current = ++pass;
-      walk(roots, (filePath, stat) => {
-        const entry = cache.get(filePath);
-        if (entry && !entry.racy && !statChanged(entry, stat)) {
-          entry.seen = current;
-          return;
-        }
-        cache.set(filePath, capture(filePath, stat, startedMs));
-      });
-      for (const [filePath, entry] of cache) if (entry.seen !== current) cache.delete(filePath);
+      return runPass(
+        roots,
+        {
+          visit(filePath, stat) {
+            const entry = cache.get(filePath);
+            if (entry && !entry.racy && !statChanged(entry, stat)) {
+              entry.seen = current;
+              return;
+            }
+            cache.set(filePath, capture(filePath, stat, startedMs, current));
+          },
+          gone: (filePath) => cache.delete(filePath),
+        },
+        current,
+      );
     },
 
-    changesSince(roots) {
+    async changesSince(roots) {
       const startedMs = Date.now();
       const changes: WorkspaceChanges = { changed: [], uncovered: [] };
       const current = ++pass;
       const before = (entry: Entry): SavedContent => ({ blobPath: blobPath(entry.hash!), mode: entry.mode });
-      walk(roots, (filePath, stat) => {
-        const entry = cache.get(filePath);
-        if (entry && !entry.racy && !statChanged(entry, stat)) {
-          entry.seen = current;
-          return;
-        }
-        const fresh = capture(filePath, stat, startedMs);
-        cache.set(filePath, fresh);
-        if (!entry) {
-          changes.changed.push({ filePath, before: null });
-          return;
-        }
-        const same = entry.hash !== undefined && entry.hash === fresh.hash && entry.mode === fresh.mode;
-        if (same) return;
-        if (entry.hash !== undefined) changes.changed.push({ filePath, before: before(entry) });
-        else if (!fresh.skipped || statChanged(entry, stat)) changes.uncovered.push({ filePath, reason: entry.skipped ?? "not kept" });
-      });
-      for (const [filePath, entry] of cache) {
-        if (entry.seen === current) continue;
-        cache.delete(filePath);
-        if (entry.hash !== undefined) changes.changed.push({ filePath, before: before(entry) });
-        else changes.uncovered.push({ filePath, reason: entry.skipped ?? "not kept" });
-      }
+      await runPass(
+        roots,
+        {
+          visit(filePath, stat) {
+            const entry = cache.get(filePath);
+            if (entry && !entry.racy && !statChanged(entry, stat)) {
+              entry.seen = current;
+              return;
+            }
+            const fresh = capture(filePath, stat, startedMs, current);
+            cache.set(filePath, fresh);
+            if (!entry) {
+              changes.changed.push({ filePath, before: null });
+              return;
+            }
+            const same = entry.hash !== undefined && entry.hash === fresh.hash && entry.mode === fresh.mode;
+            if (same) return;
+            if (entry.hash !== undefined) changes.changed.push({ filePath, before: before(entry) });
+            else if (!fresh.skipped || statChanged(entry, stat)) changes.uncovered.push({ filePath, reason: entry.skipped ?? "not kept" });
+          },
+          gone(filePath, entry) {
+            cache.delete(filePath);
+            if (entry.hash !== undefined) changes.changed.push({ filePath, before: before(entry) });
+            else changes.uncovered.push({ filePath, reason: entry.skipped ?? "not kept" });
+          },
+        },
+        current,
+      );
       return changes;
+    },
+
+    get lastPass() {
+      return lastPass;
+    },
+
+    close() {
+      watching = false;
+      watcher?.close();
+      watcher = undefined;
+      watchedRoots = undefined;
     },
   };
 }

@@ -344,6 +344,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
     async close() {
       await computer?.close();
       await context.tasks.stopAll();
+      context.workspaceSnapshots?.close();
       await repl?.close();
       await mcp?.close();
       await lsp?.close();

@@ -344,8 +344,14 @@ export function startCall(call: ResolvedCall): CallRun {
   callContext.toolUseID = toolUseID;
   callContext.validated = call.prepared;
   callContext.permissionDecision = call.decision;
-  const checkpointWrites = trackWorkspaceWrites(call);
+  const tracking = trackWorkspaceWrites(call);
   let pending: Promise<ToolResult<unknown>>;
+  const invoke = () =>
+    tool.call(call.input, callContext, call.canUseTool, call.assistantMessage, (update) => {
+      if (run.finished) return;
+      run.progress.push({ type: "progress", toolUseID, data: update.data });
+      wakeRun(run);
+    });
   if (speculative) {
     pending = speculative.result;
     speculative.onProgress((data) => {
@@ -353,20 +359,17 @@ export function startCall(call: ResolvedCall): CallRun {
       run.progress.push({ type: "progress", toolUseID, data });
       wakeRun(run);
     });
+  } else if (tracking) {
+    // The call starts once the files it may change were snapshotted; an interrupt meanwhile still reaches it.
+    pending = tracking.ready.then(invoke);
   } else {
     try {
-      pending = Promise.resolve(
-        tool.call(call.input, callContext, call.canUseTool, call.assistantMessage, (update) => {
-          if (run.finished) return;
-          run.progress.push({ type: "progress", toolUseID, data: update.data });
-          wakeRun(run);
-        }),
-      );
+      pending = Promise.resolve(invoke());
     } catch (error) {
       pending = Promise.reject(error);
     }
   }
-  if (checkpointWrites) pending = pending.finally(checkpointWrites);
+  if (tracking) pending = pending.finally(tracking.finish);
   run.done = pending.then(
     (value) => {
       call.settled = { ok: true, value };

@@ -18,22 +18,34 @@ function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Snapshot before the call; the returned function, run once the call settled, checkpoints what it changed. */
-export function trackWorkspaceWrites(call: ResolvedCall): (() => void) | undefined {
+export interface WorkspaceTracking {
+  /** Settles once the files were snapshotted (or could not be, which the result then says); never rejects. */
+  ready: Promise<void>;
+  /** Run once the call settled: checkpoints what it changed. Never rejects. */
+  finish(): Promise<void>;
+}
+
+/** Snapshot before the call; `finish`, run once the call settled, checkpoints what it changed. */
+export function trackWorkspaceWrites(call: ResolvedCall): WorkspaceTracking | undefined {
   const snapshots = call.context.workspaceSnapshots;
   if (!snapshots || !call.tool.writesAnywhere?.(call.input)) return undefined;
   const roots = workingDirectories(call.context);
-  try {
-    snapshots.snapshot(roots);
-  } catch (err) {
-    call.additionalContext.push(`The working directories could not be snapshotted before this call (${reason(err)}), so rewind cannot undo what it changed.`);
-    return undefined;
-  }
-  return () => {
+  let snapshotted = false;
+  const ready = snapshots.snapshot(roots).then(
+    () => {
+      snapshotted = true;
+    },
+    (err: unknown) => {
+      call.additionalContext.push(`The working directories could not be snapshotted before this call (${reason(err)}), so rewind cannot undo what it changed.`);
+    },
+  );
+  const finish = async () => {
+    await ready;
+    if (!snapshotted) return;
     const history = call.context.fileHistory;
     const messageId = call.assistantMessage.id ?? call.toolUseID;
     try {
-      const { changed, uncovered } = snapshots.changesSince(roots);
+      const { changed, uncovered } = await snapshots.changesSince(roots);
       for (const { filePath, before } of changed) history.checkpointSaved(filePath, messageId, before);
       for (const { filePath, reason: why } of uncovered) history.markUncovered(filePath, messageId, why);
       if (uncovered.length) {
@@ -47,4 +59,5 @@ export function trackWorkspaceWrites(call: ResolvedCall): (() => void) | undefin
       call.additionalContext.push(`What this call changed could not be checkpointed (${reason(err)}), so rewind may not undo all of it.`);
     }
   };
+  return { ready, finish };
 }

@@ -1,9 +1,10 @@
 /**
  * Undo bench: what tracking Bash's changes costs per call on a generated 10 000-file repository (plus an
  * ignored node_modules of 2 000 files). (1) A Bash call that may write but changes nothing (`mkdir -p src`)
- * through runToolUse, with the workspace snapshots and without, alternating; (2) the two stat passes alone
- * (snapshot before, changes after) beside `git status --porcelain` on the same tree, git's own stat pass;
- * (3) the first call of a session, which reads and stores every file once.
+ * through runToolUse, with the workspace snapshots (reading change notices, the default on Linux) and
+ * without, alternating; (2) the two passes alone (snapshot before, changes after), from change notices and
+ * walking the tree, beside `git status --porcelain` on the same tree, git's own stat pass; (3) the first call
+ * of a session, which reads and stores every file once.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -70,28 +71,38 @@ for (let i = 0; i < ROUNDS; i++) {
 }
 if (tracked.fileHistory.messageIds().length) throw new Error("a call that changes nothing recorded checkpoints");
 
-// the two stat passes alone, beside git status on the same tree
+// the two passes alone, from notices and walking, beside git status on the same tree
 const snapshots = createWorkspaceSnapshots(path.join(root, "store"));
+const walking = createWorkspaceSnapshots(path.join(root, "store-walk"), [], undefined, { watch: false });
 await snapshots.snapshot([repo]);
+await walking.snapshot([repo]);
 const passes: number[] = [];
+const walks: number[] = [];
 const gitStatus: number[] = [];
-for (let i = 0; i < ROUNDS; i++) {
+async function bothPasses(which: typeof snapshots): Promise<number> {
   const start = performance.now();
-  await snapshots.snapshot([repo]);
-  if ((await snapshots.changesSince([repo])).changed.length) throw new Error("nothing changed, yet changes were found");
-  passes.push(performance.now() - start);
+  await which.snapshot([repo]);
+  if ((await which.changesSince([repo])).changed.length) throw new Error("nothing changed, yet changes were found");
+  return performance.now() - start;
+}
+for (let i = 0; i < ROUNDS; i++) {
+  passes.push(await bothPasses(snapshots));
+  if (snapshots.lastPass?.kind !== "notices") throw new Error(`the watched pass walked: ${snapshots.lastPass?.why}`);
+  walks.push(await bothPasses(walking));
   const gitStart = performance.now();
   spawnSync("git", ["status", "--porcelain"], { cwd: repo, stdio: "ignore" });
   gitStatus.push(performance.now() - gitStart);
 }
+snapshots.close();
 
 const added = median(withTracking) - median(without);
 const callRatio = pairedRatios(withTracking, without);
 const passRatio = pairedRatios(passes, gitStatus);
+const walkRatio = pairedRatios(walks, gitStatus);
 console.log(`undo bench (${FILES} tracked files, 2000 ignored; ${ROUNDS} alternating rounds)`);
 console.log(`  first tracked call of a session (reads and stores every file): ${fmt(firstCall)}`);
 console.log(`  Bash call that changes nothing: tracked ${fmt(median(withTracking))}, untracked ${fmt(median(without))}, +${fmt(added)} per call`);
-console.log(`  snapshot + changes (two stat passes): ${fmt(median(passes))}; git status --porcelain: ${fmt(median(gitStatus))}`);
+console.log(`  snapshot + changes from change notices: ${fmt(median(passes))}; walking the tree: ${fmt(median(walks))}; git status --porcelain: ${fmt(median(gitStatus))}`);
 reportRow({
   what: `Bash call changing nothing, tracked (${FILES} files)`,
   peer: "the same call untracked",
@@ -99,7 +110,9 @@ reportRow({
   detail: `${fmt(median(withTracking))} vs ${fmt(median(without))}, +${fmt(added)} per call`,
   goal: "+≤ 20 ms",
 });
-reportRow({ what: "snapshot + changes (two stat passes)", peer: "git status --porcelain", ...passRatio, detail: `${fmt(median(passes))} vs ${fmt(median(gitStatus))}` });
+reportRow({ what: "snapshot + changes from change notices", peer: "git status --porcelain", ...passRatio, detail: `${fmt(median(passes))} vs ${fmt(median(gitStatus))}` });
+reportRow({ what: "snapshot + changes walking the tree (TOOLGATE_UNDO_WATCH=0)", peer: "git status --porcelain", ...walkRatio, detail: `${fmt(median(walks))} vs ${fmt(median(gitStatus))}` });
 await tracked.tasks.stopAll();
+tracked.workspaceSnapshots?.close();
 await untracked.tasks.stopAll();
 fs.rmSync(root, { recursive: true, force: true });

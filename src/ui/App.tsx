@@ -3,7 +3,7 @@
  * region (streaming text, running calls, a dialog, the prompt, the status line) redraws, at most 20 times a
  * second and clipped to the terminal's height, so the screen neither flickers nor jumps.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
@@ -26,6 +26,7 @@ import { updateSettingsFile } from "../settings/write.js";
 import { readPassEnv, withoutCredentials } from "../util/childEnv.js";
 import { serverConnections } from "../mcp/client/sessionClients.js";
 import { useStatusLineCommand } from "./useStatusLineCommand.js";
+import { runInTerminal } from "./terminalHandoff.js";
 import { listSessions, type TranscriptWriter } from "../agent/transcript.js";
 import type { Provider } from "../providers/index.js";
 import type { Session } from "../session/index.js";
@@ -93,7 +94,7 @@ interface PendingAsk {
   resolve(answer: { choice: PermissionChoice; feedback?: string; answers?: Record<string, string> }): void;
 }
 
-type Overlay = { kind: "rewind" } | { kind: "resume" } | { kind: "outputStyle" } | { kind: "memory"; note: string } | { kind: "memoryEdit" } | undefined;
+type Overlay = { kind: "rewind" } | { kind: "resume" } | { kind: "outputStyle" } | { kind: "memory"; note: string } | { kind: "memoryEdit" } | { kind: "editing" } | undefined;
 
 function StaticItem({ item, options }: { item: Item; options: RenderOptions }) {
   switch (item.kind) {
@@ -388,22 +389,22 @@ export function App(props: AppProps) {
     }
   };
 
-  /** The person's editor on `file`, the UI paused meanwhile (the editor has the terminal). */
-  const editFile = (file: string) => {
+  /** The person's editor on `file`; the editor has the terminal until it exits, the session goes on meanwhile. */
+  const editFile = async (file: string) => {
     const editor = context.env.VISUAL || context.env.EDITOR || "vi";
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
     } catch {
       // the editor says what is wrong with the folder
     }
-    const stdin = process.stdin;
-    const raw = stdin.isTTY && stdin.isRaw;
-    if (raw) stdin.setRawMode(false);
-    // Synchronous: while the editor runs nothing of the UI reads the terminal or draws on it.
-    const result = spawnSync("/bin/sh", ["-c", `${editor} "$1"`, "sh", file], { stdio: "inherit", cwd: styleLocations.cwd, env: context.env });
-    if (raw) stdin.setRawMode(true);
-    if (result.error || result.status !== 0) print(`/memory: ${editor} ${result.error ? `failed: ${result.error.message}` : `exited with ${result.status ?? result.signal}`}`, "warning");
-    else print(`edited ${file}`);
+    setOverlay({ kind: "editing" });
+    const outcome = await runInTerminal("/bin/sh", ["-c", `${editor} "$1"`, "sh", file], { cwd: styleLocations.cwd, env: context.env });
+    setOverlay(undefined);
+    if (outcome.ok) print(`edited ${file}`);
+    else if ("error" in outcome) print(`/memory: could not start the editor: ${outcome.error.message}`, "error");
+    // the shell's answer for a command it cannot find or run
+    else if (outcome.code === 127 || outcome.code === 126) print(`/memory: could not start the editor ${JSON.stringify(editor)} (exit ${outcome.code}; set $VISUAL or $EDITOR to an editor on your PATH)`, "error");
+    else print(`/memory: ${editor} ${outcome.code !== null ? `exited with ${outcome.code}` : `was ended by ${outcome.signal}`}; ${file} may not be saved`, "warning");
   };
 
   const host: CommandHost = {
@@ -670,10 +671,7 @@ export function App(props: AppProps) {
           <Picker
             title={`Open which memory file in ${context.env.VISUAL || context.env.EDITOR || "vi"}?`}
             entries={memoryEntries()}
-            onPick={(file) => {
-              setOverlay(undefined);
-              editFile(file);
-            }}
+            onPick={(file) => void editFile(file)}
             onCancel={() => setOverlay(undefined)}
           />
         ) : null}

@@ -26,6 +26,7 @@ import { updateSettingsFile } from "../settings/write.js";
 import { readPassEnv, withoutCredentials } from "../util/childEnv.js";
 import { serverConnections } from "../mcp/client/sessionClients.js";
 import { useStatusLineCommand } from "./useStatusLineCommand.js";
+import { createIdleWatch, IDLE_PROMPT_MESSAGE, idleNotifyMs } from "./idleNotification.js";
 import { runInTerminal } from "./terminalHandoff.js";
 import { listSessions, type TranscriptWriter } from "../agent/transcript.js";
 import type { Provider } from "../providers/index.js";
@@ -208,6 +209,25 @@ export function App(props: AppProps) {
     [view, redraw],
   );
 
+  const printHookNotices = useCallback(
+    (outcome: { notices: ReadonlyArray<{ hookEvent: string; level: string; message: string }> }) => {
+      for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
+    },
+    [print],
+  );
+
+  /** Notification hooks (a desktop ping) run beside what waits for the person, never delaying it. */
+  const notify = useCallback(
+    (message: string, notificationType: "permission_prompt" | "idle_prompt") => {
+      void context.hookRunner?.notification?.({ context, message, notificationType }).then(printHookNotices);
+    },
+    [printHookNotices],
+  );
+
+  const idle = useMemo(() => createIdleWatch(idleNotifyMs(context.env), () => notify(IDLE_PROMPT_MESSAGE, "idle_prompt")), []);
+  useEffect(() => () => idle.dispose(), []);
+  useEffect(() => idle.setBusy(running !== undefined || asks.length > 0 || overlay !== undefined), [running, asks.length, overlay]);
+
   useEffect(() => {
     // A resumed session shows its conversation first, as it went.
     view.replay(messages);
@@ -248,10 +268,7 @@ export function App(props: AppProps) {
       const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home }, tool.name);
       const signal = callContext.abortController.signal;
       const questions = questionsOf(request);
-      // The dialog is about to wait for the person: Notification hooks (a desktop ping) run beside it, never delaying it.
-      void context.hookRunner?.notification?.({ context, message: `toolgate needs your permission to use ${tool.name}`, notificationType: "permission_prompt" }).then((outcome) => {
-        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
-      });
+      notify(`toolgate needs your permission to use ${tool.name}`, "permission_prompt");
       const answer = await new Promise<{ choice: PermissionChoice; feedback?: string; answers?: Record<string, string> }>((resolve) => {
         const deny = choices.find((c) => c.kind === "deny")!;
         const ask: PendingAsk = { request, choices, resolve, ...(questions ? { questions } : {}) };
@@ -272,7 +289,7 @@ export function App(props: AppProps) {
       if (outcome.notice) print(outcome.notice.text, outcome.notice.level);
       return outcome.decision;
     },
-    [props.classifier, messages, print],
+    [props.classifier, messages, print, notify],
   );
 
   useEffect(() => props.bindCanUseTool?.(canUseTool), [canUseTool]);
@@ -331,6 +348,7 @@ export function App(props: AppProps) {
     } catch (err) {
       print(`toolgate failed: ${err instanceof Error ? err.message : String(err)}`, "error");
     } finally {
+      idle.turnEnded();
       setRunning(undefined);
       redraw();
     }
@@ -417,9 +435,7 @@ export function App(props: AppProps) {
     print,
     clearConversation: () => {
       // /clear ends the conversation as far as hooks go (Claude Code's SessionEnd reason "clear").
-      void context.hookRunner?.sessionEnd?.({ context, reason: "clear" }).then((outcome) => {
-        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
-      });
+      void context.hookRunner?.sessionEnd?.({ context, reason: "clear" }).then(printHookNotices);
       messages.splice(0);
       transcript.compacted({ trigger: "clear", kind: "cleared", tokensBefore: view.contextTokens, tokensAfter: 0 }, []);
       view.contextTokens = 0;
@@ -505,6 +521,7 @@ export function App(props: AppProps) {
   };
 
   useInput((key, k) => {
+    idle.keyTyped();
     const ask = asks[0];
     if (k.ctrl && key === "c") {
       if (ask || runningRef.current) {

@@ -3,7 +3,7 @@
  * region (streaming text, running calls, a dialog, the prompt, the status line) redraws, at most 20 times a
  * second and clipped to the terminal's height, so the screen neither flickers nor jumps.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
@@ -26,6 +26,8 @@ import { updateSettingsFile } from "../settings/write.js";
 import { readPassEnv, withoutCredentials } from "../util/childEnv.js";
 import { serverConnections } from "../mcp/client/sessionClients.js";
 import { useStatusLineCommand } from "./useStatusLineCommand.js";
+import { createIdleWatch, IDLE_PROMPT_MESSAGE, idleNotifyMs } from "./idleNotification.js";
+import { runInTerminal } from "./terminalHandoff.js";
 import { listSessions, type TranscriptWriter } from "../agent/transcript.js";
 import type { Provider } from "../providers/index.js";
 import type { Session } from "../session/index.js";
@@ -93,7 +95,7 @@ interface PendingAsk {
   resolve(answer: { choice: PermissionChoice; feedback?: string; answers?: Record<string, string> }): void;
 }
 
-type Overlay = { kind: "rewind" } | { kind: "resume" } | { kind: "outputStyle" } | { kind: "memory"; note: string } | { kind: "memoryEdit" } | undefined;
+type Overlay = { kind: "rewind" } | { kind: "resume" } | { kind: "outputStyle" } | { kind: "memory"; note: string } | { kind: "memoryEdit" } | { kind: "editing" } | undefined;
 
 function StaticItem({ item, options }: { item: Item; options: RenderOptions }) {
   switch (item.kind) {
@@ -207,6 +209,25 @@ export function App(props: AppProps) {
     [view, redraw],
   );
 
+  const printHookNotices = useCallback(
+    (outcome: { notices: ReadonlyArray<{ hookEvent: string; level: string; message: string }> }) => {
+      for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
+    },
+    [print],
+  );
+
+  /** Notification hooks (a desktop ping) run beside what waits for the person, never delaying it. */
+  const notify = useCallback(
+    (message: string, notificationType: "permission_prompt" | "idle_prompt") => {
+      void context.hookRunner?.notification?.({ context, message, notificationType }).then(printHookNotices);
+    },
+    [printHookNotices],
+  );
+
+  const idle = useMemo(() => createIdleWatch(idleNotifyMs(context.env), () => notify(IDLE_PROMPT_MESSAGE, "idle_prompt")), []);
+  useEffect(() => () => idle.dispose(), []);
+  useEffect(() => idle.setBusy(running !== undefined || asks.length > 0 || overlay !== undefined), [running, asks.length, overlay]);
+
   useEffect(() => {
     // A resumed session shows its conversation first, as it went.
     view.replay(messages);
@@ -247,10 +268,7 @@ export function App(props: AppProps) {
       const choices = permissionChoices(decision, { cwd: context.getAppState().toolPermissionContext.cwd, home: context.paths.home }, tool.name);
       const signal = callContext.abortController.signal;
       const questions = questionsOf(request);
-      // The dialog is about to wait for the person: Notification hooks (a desktop ping) run beside it, never delaying it.
-      void context.hookRunner?.notification?.({ context, message: `toolgate needs your permission to use ${tool.name}`, notificationType: "permission_prompt" }).then((outcome) => {
-        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
-      });
+      notify(`toolgate needs your permission to use ${tool.name}`, "permission_prompt");
       const answer = await new Promise<{ choice: PermissionChoice; feedback?: string; answers?: Record<string, string> }>((resolve) => {
         const deny = choices.find((c) => c.kind === "deny")!;
         const ask: PendingAsk = { request, choices, resolve, ...(questions ? { questions } : {}) };
@@ -271,7 +289,7 @@ export function App(props: AppProps) {
       if (outcome.notice) print(outcome.notice.text, outcome.notice.level);
       return outcome.decision;
     },
-    [props.classifier, messages, print],
+    [props.classifier, messages, print, notify],
   );
 
   useEffect(() => props.bindCanUseTool?.(canUseTool), [canUseTool]);
@@ -330,6 +348,7 @@ export function App(props: AppProps) {
     } catch (err) {
       print(`toolgate failed: ${err instanceof Error ? err.message : String(err)}`, "error");
     } finally {
+      idle.turnEnded();
       setRunning(undefined);
       redraw();
     }
@@ -388,22 +407,22 @@ export function App(props: AppProps) {
     }
   };
 
-  /** The person's editor on `file`, the UI paused meanwhile (the editor has the terminal). */
-  const editFile = (file: string) => {
+  /** The person's editor on `file`; the editor has the terminal until it exits, the session goes on meanwhile. */
+  const editFile = async (file: string) => {
     const editor = context.env.VISUAL || context.env.EDITOR || "vi";
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
     } catch {
       // the editor says what is wrong with the folder
     }
-    const stdin = process.stdin;
-    const raw = stdin.isTTY && stdin.isRaw;
-    if (raw) stdin.setRawMode(false);
-    // Synchronous: while the editor runs nothing of the UI reads the terminal or draws on it.
-    const result = spawnSync("/bin/sh", ["-c", `${editor} "$1"`, "sh", file], { stdio: "inherit", cwd: styleLocations.cwd, env: context.env });
-    if (raw) stdin.setRawMode(true);
-    if (result.error || result.status !== 0) print(`/memory: ${editor} ${result.error ? `failed: ${result.error.message}` : `exited with ${result.status ?? result.signal}`}`, "warning");
-    else print(`edited ${file}`);
+    setOverlay({ kind: "editing" });
+    const outcome = await runInTerminal("/bin/sh", ["-c", `${editor} "$1"`, "sh", file], { cwd: styleLocations.cwd, env: context.env });
+    setOverlay(undefined);
+    if (outcome.ok) print(`edited ${file}`);
+    else if ("error" in outcome) print(`/memory: could not start the editor: ${outcome.error.message}`, "error");
+    // the shell's answer for a command it cannot find or run
+    else if (outcome.code === 127 || outcome.code === 126) print(`/memory: could not start the editor ${JSON.stringify(editor)} (exit ${outcome.code}; set $VISUAL or $EDITOR to an editor on your PATH)`, "error");
+    else print(`/memory: ${editor} ${outcome.code !== null ? `exited with ${outcome.code}` : `was ended by ${outcome.signal}`}; ${file} may not be saved`, "warning");
   };
 
   const host: CommandHost = {
@@ -416,9 +435,7 @@ export function App(props: AppProps) {
     print,
     clearConversation: () => {
       // /clear ends the conversation as far as hooks go (Claude Code's SessionEnd reason "clear").
-      void context.hookRunner?.sessionEnd?.({ context, reason: "clear" }).then((outcome) => {
-        for (const notice of outcome.notices) print(`${notice.hookEvent} hook ${notice.level}: ${notice.message}`, notice.level === "info" ? "info" : "warning");
-      });
+      void context.hookRunner?.sessionEnd?.({ context, reason: "clear" }).then(printHookNotices);
       messages.splice(0);
       transcript.compacted({ trigger: "clear", kind: "cleared", tokensBefore: view.contextTokens, tokensAfter: 0 }, []);
       view.contextTokens = 0;
@@ -504,6 +521,7 @@ export function App(props: AppProps) {
   };
 
   useInput((key, k) => {
+    idle.keyTyped();
     const ask = asks[0];
     if (k.ctrl && key === "c") {
       if (ask || runningRef.current) {
@@ -670,10 +688,7 @@ export function App(props: AppProps) {
           <Picker
             title={`Open which memory file in ${context.env.VISUAL || context.env.EDITOR || "vi"}?`}
             entries={memoryEntries()}
-            onPick={(file) => {
-              setOverlay(undefined);
-              editFile(file);
-            }}
+            onPick={(file) => void editFile(file)}
             onCancel={() => setOverlay(undefined)}
           />
         ) : null}

@@ -1,4 +1,4 @@
-/** Notification and SessionEnd hooks in the terminal UI: the real CLI in tmux, hooks that record their stdin. */
+/** Notification (permission_prompt, idle_prompt) and SessionEnd hooks in the terminal UI: the real CLI in tmux, hooks that record their stdin. */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -77,6 +77,62 @@ describe.skipIf(!hasTmux)("hooks in the terminal UI", () => {
       ["SessionEnd", "clear"],
       ["SessionEnd", "prompt_input_exit"],
     ]);
+  });
+
+  it("Notification idle_prompt: once per idle period after a turn, never while a turn runs", async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-idle-")));
+    const home = path.join(dir, ".home");
+    fs.mkdirSync(home);
+    const log = path.join(dir, "hooks.jsonl");
+    const release = path.join(dir, "release");
+    // The hook records its input, then hangs until its 2 s timeout kills it: the timeout's notice on screen is the
+    // UI's own clock, proof that 2 s passed in the UI with nothing typed (a repeating notification would have fired).
+    const hook = { hooks: [{ type: "command", command: `{ cat; echo; } >> ${JSON.stringify(log)}; exec sleep 30`, timeout: 2 }] };
+    fs.writeFileSync(path.join(home, "settings.json"), JSON.stringify({ hooks: { Notification: [hook] } }));
+    const server = await startFakeModelServer({
+      script: {
+        turns: [
+          { content: [{ type: "text", text: "First answer." }] },
+          // held open until the test releases it
+          { content: [{ type: "text", text: "Second answer." }], steps: [{ after: 0, waitForFile: release, timeoutMs: 120_000 }] },
+        ],
+      },
+    });
+    servers.push(server);
+    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, TOOLGATE_IDLE_NOTIFY_MS: "300", PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const t = new Terminal(dir, env, ["--no-sandbox"], { columns: 200 });
+    terminals.push(t);
+    const recorded = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+    const timeouts = () => t.allJoined().split("timed out after 2 s").length - 1;
+
+    await t.waitFor(READY);
+    await t.write("one\r");
+    await t.waitFor("First answer.", { all: true });
+    const [idle] = await eventually(recorded, (r) => r.length >= 1);
+    expect(idle).toEqual({
+      session_id: expect.any(String),
+      // as in every hook of the main session (its runner is not told the transcript's path yet)
+      transcript_path: expect.any(String),
+      cwd: dir,
+      permission_mode: "default",
+      hook_event_name: "Notification",
+      message: "toolgate is waiting for your input",
+      notification_type: "idle_prompt",
+    });
+    await eventually(timeouts, (n) => n >= 1);
+    expect(recorded()).toHaveLength(1);
+
+    // a turn held open: the spinner's clock shows 2 s have passed in the UI, with no notification
+    await t.write("two\r");
+    await eventually(() => server.requests().length, (n) => n === 2);
+    await t.waitFor(/Working… \((?:[2-9]|\d\d+)s ·/);
+    expect(recorded()).toHaveLength(1);
+    fs.writeFileSync(release, "");
+    await t.waitFor("Second answer.", { all: true });
+    const after = await eventually(recorded, (r) => r.length >= 2);
+    expect(after[1]).toMatchObject({ hook_event_name: "Notification", notification_type: "idle_prompt", session_id: idle.session_id });
+    await eventually(timeouts, (n) => n >= 2);
+    expect(recorded()).toHaveLength(2);
   });
 
   it("--fallback-model: a 529 from the model is answered by the fallback model, and the UI says so", async () => {

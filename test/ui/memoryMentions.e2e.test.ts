@@ -1,6 +1,7 @@
 /**
  * Memory and MCP resource mentions in the real CLI (tmux, scripted model): `# note` is appended to the picked
- * file and not sent; `/memory` opens the file in $EDITOR and the UI comes back; `/init` is sent to the model and
+ * file and not sent; `/memory` opens the file in $EDITOR while the session goes on, and the UI comes back (also
+ * after an editor that fails, or is interrupted); `/init` is sent to the model and
  * its Write of AGENTS.md asks as any Write; `@server:uri` completes and attaches an MCP resource, a failed read
  * is an error on screen.
  */
@@ -58,6 +59,87 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
     // the UI reads keys again
     await terminal.write("/help\r");
     await terminal.waitFor("/output-style");
+  });
+
+  it("/memory: the session goes on while the editor has the terminal, and the UI reads keys again after", async () => {
+    const server = await startFakeModelServer({ script: { turns: [] } });
+    servers.push(server);
+    const { dir, home } = project();
+    fs.writeFileSync(path.join(dir, "CLAUDE.md"), "# Rules\n");
+    const hang = path.join(dir, "hang");
+    const pidFile = path.join(dir, "status.pid");
+    // Once asked to, the status line command hangs; only toolgate's 5 s timer ends it (and only its event loop reaps it).
+    const statusLine = `if [ -e ${hang} ]; then rm ${hang}; echo $$ > ${pidFile}; exec sleep 120; fi; echo status-ok`;
+    fs.writeFileSync(path.join(home, "settings.json"), JSON.stringify({ statusLine: { type: "command", command: statusLine } }));
+    // The editor waits until that command is gone: with the UI blocked it would give up and exit 3.
+    const editor = path.join(home, "editor.sh");
+    fs.writeFileSync(editor, `#!/bin/sh\ni=0\nwhile kill -0 "$(cat ${pidFile})" 2>/dev/null; do i=$((i+1)); [ "$i" -gt 300 ] && exit 3; sleep 0.1; done\necho "- written while the session went on" >> "$1"\n`, { mode: 0o755 });
+    const terminal = new Terminal(dir, envFor(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
+    terminals.push(terminal);
+    await terminal.waitFor("ask anything");
+    await terminal.waitFor("status-ok");
+    fs.writeFileSync(hang, "");
+    await terminal.write("/memory\r");
+    await terminal.waitFor("Open which memory file in");
+    const deadline = Date.now() + 60_000;
+    while (!fs.existsSync(pidFile)) {
+      if (Date.now() > deadline) throw new Error("the status line command did not start");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await terminal.key("Enter");
+    const screen = await terminal.waitFor(/edited \S*CLAUDE\.md|exited with/, { timeoutMs: 90_000 });
+    expect(screen).toContain(`edited ${path.join(dir, "CLAUDE.md")}`);
+    expect(fs.readFileSync(path.join(dir, "CLAUDE.md"), "utf8")).toBe("# Rules\n- written while the session went on\n");
+    // raw mode is back: a control key arrives on its own, without Enter
+    await terminal.key("C-o");
+    await terminal.waitFor("results shown whole");
+    await terminal.write("/help\r");
+    await terminal.waitFor("/output-style");
+  });
+
+  it.each([
+    { editor: "/no/such/editor", says: '/memory: could not start the editor "/no/such/editor" (exit 127' },
+    { editor: "sh -c 'exit 4'", says: "/memory: sh -c 'exit 4' exited with 4" },
+  ])("/memory: an editor that cannot start or fails ($editor) is reported, and the UI takes the terminal back", async ({ editor, says }) => {
+    const server = await startFakeModelServer({ script: { turns: [] } });
+    servers.push(server);
+    const { dir, home } = project();
+    const terminal = new Terminal(dir, envFor(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
+    terminals.push(terminal);
+    await terminal.waitFor("ask anything");
+    await terminal.write("/memory\r");
+    await terminal.waitFor(`Open which memory file in ${editor}?`);
+    await terminal.key("Enter");
+    await terminal.waitFor(says);
+    await terminal.key("C-o");
+    await terminal.waitFor("results shown whole");
+    await terminal.write("/help\r");
+    await terminal.waitFor("/output-style");
+  });
+
+  it("/memory: Ctrl-C in an editor that leaves the terminal cooked ends the editor, not the session", async () => {
+    const server = await startFakeModelServer({ script: { turns: [] } });
+    servers.push(server);
+    const { dir, home } = project();
+    const started = path.join(dir, "editor-started");
+    const editor = path.join(home, "editor.sh");
+    fs.writeFileSync(editor, `#!/bin/sh\ntouch ${started}\nexec sleep 120\n`, { mode: 0o755 });
+    const terminal = new Terminal(dir, envFor(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
+    terminals.push(terminal);
+    await terminal.waitFor("ask anything");
+    await terminal.write("/memory\r");
+    await terminal.waitFor("Open which memory file in");
+    await terminal.key("Enter");
+    const deadline = Date.now() + 60_000;
+    while (!fs.existsSync(started)) {
+      if (Date.now() > deadline) throw new Error("the editor did not start");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await terminal.key("C-c");
+    await terminal.waitFor(/\/memory: \S+ (?:exited with 130|was ended by SIGINT)/);
+    await terminal.key("C-o");
+    await terminal.waitFor("results shown whole");
+    expect(fs.existsSync(terminal.exitFile)).toBe(false);
   });
 
   it("/init is sent to the model, and its Write of AGENTS.md goes through the permission dialog", async () => {

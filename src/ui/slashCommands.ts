@@ -157,7 +157,7 @@ function pluginCommand(host: CommandHost, args: string): void {
   const words = args.trim().split(/\s+/).filter(Boolean);
   let result;
   try {
-    result = runPluginCommand(words, { home: host.home, cwd: host.cwd, env: host.session.context.env });
+    result = runPluginCommand(words, { home: host.home, cwd: host.cwd, env: host.session.context.env, trusted: host.session.trust.trusted });
   } catch (err) {
     host.print(`/plugin: ${(err as Error).message}`, "error");
     return;

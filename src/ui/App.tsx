@@ -178,6 +178,8 @@ export function App(props: AppProps) {
   const [hint, setHint] = useState<string | undefined>();
   // A task a command started that does not hold the prompt (an MCP login); Esc aborts it.
   const background = useRef<{ controller: AbortController; label: string } | undefined>(undefined);
+  // Leaving the UI ends it too: a login's loopback listener would otherwise keep the process waiting.
+  useEffect(() => () => background.current?.controller.abort(), []);
   const [expanded, setExpanded] = useState(false);
   const [now, setNow] = useState(Date.now());
   const promptText_ = useRef("");

@@ -49,9 +49,20 @@ async function start(turns: object[]) {
   return { model, remote, home, terminal };
 }
 
-async function authorizationUrl(terminal: Terminal): Promise<URL> {
-  const screen = await terminal.waitFor(/open this address in a browser:\s+http\S+/, { all: true });
-  return new URL(/open this address in a browser:\s+(http\S+)/.exec(screen)![1]!);
+/** The `nth` authorization address the UI printed (1 = the first), once it is there. */
+async function authorizationUrl(terminal: Terminal, nth = 1): Promise<URL> {
+  const pattern = /open this address in a browser:\s+(http\S+)/g;
+  const screen = await terminal.waitFor(new RegExp(`(${pattern.source}[\\s\\S]*){${nth}}`), { all: true });
+  return new URL([...screen.matchAll(pattern)][nth - 1]![1]!);
+}
+
+/** Polls until `file` exists (the CLI wrote its exit code), failing after a minute. */
+async function fileAppears(file: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`${file} did not appear`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 describe.skipIf(!hasTmux)("/mcp login in the UI", () => {
@@ -94,7 +105,7 @@ describe.skipIf(!hasTmux)("/mcp login in the UI", () => {
     expect(remote.acceptedTokens).toContain(access);
   });
 
-  it("Esc cancels a login under way: the loopback listener is closed and nothing is stored", async () => {
+  it("Esc cancels a login under way: the loopback listener is closed and nothing is stored; /exit during one ends it and the CLI exits", async () => {
     const { remote, home, terminal } = await start([]);
     await terminal.write("/mcp login remote\r");
     const url = await authorizationUrl(terminal);
@@ -109,5 +120,13 @@ describe.skipIf(!hasTmux)("/mcp login in the UI", () => {
     expect(remote.codeExchanges).toBe(0);
     await terminal.write("/mcp\r");
     await terminal.waitFor(/\/mcp\s+remote: needs-auth/, { all: true });
+
+    // leaving with a login under way ends it: the process exits instead of waiting for the browser
+    await terminal.write("/mcp login remote\r");
+    const second = new URL((await authorizationUrl(terminal, 2)).searchParams.get("redirect_uri")!);
+    await terminal.write("/exit\r");
+    await fileAppears(terminal.exitFile);
+    expect(fs.readFileSync(terminal.exitFile, "utf8").trim()).toBe("0");
+    await expect(fetch(second)).rejects.toThrow();
   });
 });

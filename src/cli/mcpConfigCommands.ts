@@ -10,8 +10,8 @@ import { PROJECT_MCP_CONFIG_FILE, loadMcpConfig, parseMcpServerEntry, personalMc
 import { writeFileAtomicSync } from "../util/atomicWrite.js";
 import { ensurePrivateDirSync, openPrivateFileSync } from "../util/privateFiles.js";
 import { UsageError } from "./errors.js";
-import { spawn } from "node:child_process";
 import type { McpLoginPrompt } from "../mcp/client/oauth.js";
+import { loginPromptText, loginToMcpServer, openInBrowser } from "../mcp/client/login.js";
 import { openMcpOAuthStore, type StoredMcpLogin } from "../mcp/client/oauthStore.js";
 
 export const MCP_SCOPES = ["local", "project", "user"] as const;
@@ -214,16 +214,9 @@ export async function mcpGetCommand(options: McpConfigPlaces & { name: string; t
 
 /** What a login shows: the address, on the given stream; a browser is opened only for a person at a terminal. */
 export function showLoginPrompt(out: NodeJS.WritableStream, openBrowser: boolean): (prompt: McpLoginPrompt) => void {
-  return ({ serverName, authorizationUrl }) => {
-    out.write(`To log in to the MCP server ${serverName}, open this address in a browser:\n  ${authorizationUrl.href}\nWaiting for the browser to come back to toolgate...\n`);
-    if (!openBrowser) return;
-    const opener = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer.exe" : "xdg-open";
-    try {
-      // the address goes as one argument, never through a shell
-      spawn(opener, [authorizationUrl.href], { stdio: "ignore", detached: true }).on("error", () => undefined).unref();
-    } catch {
-      // no browser here: the address above is enough
-    }
+  return (prompt) => {
+    out.write(`${loginPromptText(prompt)}\n`);
+    if (openBrowser) openInBrowser(prompt.authorizationUrl);
   };
 }
 
@@ -253,32 +246,18 @@ function remoteServer(options: McpLoginPlaces) {
  */
 export async function mcpLoginCommand(options: McpLoginPlaces & { timeoutMs?: number; openBrowser?: boolean }): Promise<number> {
   const out = options.output ?? process.stdout;
-  const { server, url } = remoteServer(options);
-  const store = openMcpOAuthStore(options.home);
-  // a login starts afresh: old tokens would let the server skip asking (the client registration is kept)
-  store.update(url, (e) => (e.client ? { client: e.client } : undefined));
-  const { connectMcpServers } = await import("../mcp/client/manager.js");
-  const manager = await connectMcpServers([server], {
-    settings: options.settings,
-    env: options.env,
-    oauth: { home: options.home, login: { onAuthorizationUrl: showLoginPrompt(out, options.openBrowser === true), timeoutMs: options.timeoutMs } },
-  });
-  try {
-    const [client] = manager.clients;
-    const loggedIn = !!store.get(url)?.tokens;
-    if (client.status === "connected") {
-      out.write(
-        loggedIn
-          ? `Logged in to ${options.name}; its tokens are in ${store.file} (0600). ${client.toolCount} tools.\n`
-          : `${options.name} connected without asking for a login; nothing was stored.\n`,
-      );
-      return 0;
-    }
-    out.write(`Login to ${options.name} failed: ${client.error ?? client.status}\n`);
+  const { server } = remoteServer(options);
+  const outcome = await loginToMcpServer(server, { home: options.home, settings: options.settings, env: options.env, onAuthorizationUrl: showLoginPrompt(out, options.openBrowser === true), timeoutMs: options.timeoutMs });
+  if (outcome.result === "failed") {
+    out.write(`Login to ${options.name} failed: ${outcome.error}\n`);
     return 1;
-  } finally {
-    await manager.close();
   }
+  out.write(
+    outcome.result === "logged-in"
+      ? `Logged in to ${options.name}; its tokens are in ${outcome.file} (0600). ${outcome.toolCount} tools.\n`
+      : `${options.name} connected without asking for a login; nothing was stored.\n`,
+  );
+  return 0;
 }
 
 /** `toolgate mcp logout <name>`: the stored tokens and client registration of the server's URL are removed. */

@@ -3,9 +3,11 @@
  * code. Marketplaces are added, plugins installed, enabled, disabled and uninstalled in toolgate's home and the
  * user's settings; a running session picks the change up at its next start.
  */
-import { readSettingsFile, userSettingsPath } from "../settings/load.js";
+import { loadSettingsFiles, readSettingsFile, userSettingsPath } from "../settings/load.js";
+import { decideTrust } from "../trust/decide.js";
 import {
   addMarketplace,
+  declaredMarketplaces,
   installPlugin,
   loadPlugin,
   readInstalledPlugins,
@@ -16,6 +18,7 @@ import {
   setPluginEnabled,
   uninstallPlugin,
   ManifestError,
+  type DeclaredMarketplace,
 } from "./index.js";
 
 export interface PluginCommandContext {
@@ -23,6 +26,8 @@ export interface PluginCommandContext {
   cwd: string;
   env: NodeJS.ProcessEnv;
   json?: boolean;
+  /** Whether `cwd` is a trusted folder (a session knows); decided from the trust store and settings when absent. */
+  trusted?: boolean;
 }
 
 export interface PluginCommandResult {
@@ -47,6 +52,26 @@ function userSetting(home: string, key: string): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
+function isTrusted(context: PluginCommandContext): boolean {
+  if (context.trusted !== undefined) return context.trusted;
+  return decideTrust({ cwd: context.cwd, home: context.home, loaded: loadSettingsFiles({ cwd: context.cwd, home: context.home, env: context.env }), userHome: context.env.HOME }).trusted;
+}
+
+/** The marketplaces settings declare that are not known yet (a known one wins its name). */
+function declaredNotKnown(context: PluginCommandContext, known: Record<string, unknown>): DeclaredMarketplace[] {
+  return declaredMarketplaces({ home: context.home, cwd: context.cwd, trusted: isTrusted(context) }).filter((d) => !(d.name in known));
+}
+
+/** One line for a declared marketplace: where it is declared and how it is added, or why it is not used. */
+function declaredLine(d: DeclaredMarketplace): string {
+  if (d.scope === "user") return `${d.name}  (extraKnownMarketplaces in your settings; toolgate plugin install <name>@${d.name} adds it)`;
+  const where = `from the project: extraKnownMarketplaces in ${d.file}`;
+  return d.refused ? `${d.name}  (${where}; not used: ${d.refused})` : `${d.name}  ${d.spec} (${where}; toolgate plugin install <name>@${d.name} adds it)`;
+}
+
+const sourceText = (e: { source: { type: string; url?: string; path?: string }; declaredBy?: string }) =>
+  `${e.source.type === "git" ? e.source.url : e.source.path}${e.declaredBy ? ` (added from the project: ${e.declaredBy})` : ""}`;
+
 function list(context: PluginCommandContext): PluginCommandResult {
   const installed = readInstalledPlugins(context.home);
   const enabled = userSetting(context.home, "enabledPlugins");
@@ -60,17 +85,17 @@ function list(context: PluginCommandContext): PluginCommandResult {
     }
   });
   const plugins = Object.entries(installed).map(([id, entry]) => ({ id, path: entry.path, version: entry.version, enabled: enabled[id] === true }));
-  if (context.json) return { code: 0, text: JSON.stringify({ plugins, marketplaces }, null, 2) };
+  const declared = declaredNotKnown(context, known);
+  if (context.json) return { code: 0, text: JSON.stringify({ plugins, marketplaces, declaredMarketplaces: declared }, null, 2) };
   const lines: string[] = [];
   lines.push(plugins.length ? "Installed plugins:" : "No plugins installed (toolgate plugin install name@marketplace).");
   for (const p of plugins) lines.push(`  ${p.id}${p.version ? ` ${p.version}` : ""}  ${p.enabled ? "enabled" : "disabled"}  ${p.path}`);
   lines.push(marketplaces.length ? "Marketplaces:" : "No marketplaces (toolgate plugin marketplace add <folder-or-git-url>).");
   for (const m of marketplaces) {
-    lines.push(`  ${m.name}  (${m.source.type === "git" ? m.source.url : m.source.path})${"error" in m ? `: ${m.error}` : ""}`);
+    lines.push(`  ${m.name}  (${sourceText(known[m.name]!)})${"error" in m ? `: ${m.error}` : ""}`);
     for (const p of m.plugins) lines.push(`    ${p.id}${installed[p.id] ? " [installed]" : ""}${p.description ? ` — ${p.description}` : ""}`);
   }
-  const declared = Object.keys(userSetting(context.home, "extraKnownMarketplaces")).filter((name) => !(name in known));
-  for (const name of declared) lines.push(`  ${name}  (extraKnownMarketplaces in your settings; toolgate plugin install <name>@${name} adds it)`);
+  for (const d of declared) lines.push(`  ${declaredLine(d)}`);
   return { code: 0, text: lines.join("\n") };
 }
 
@@ -119,13 +144,14 @@ export function runPluginCommand(words: readonly string[], context: PluginComman
         }
         if (action === undefined || action === "list") {
           const known = readKnownMarketplaces(context.home);
-          const names = Object.entries(known).map(([name, e]) => `${name}  ${e.source.type === "git" ? e.source.url : e.source.path}`);
-          return { code: 0, text: context.json ? JSON.stringify(known, null, 2) : names.join("\n") || "No marketplaces." };
+          if (context.json) return { code: 0, text: JSON.stringify(known, null, 2) };
+          const names = [...Object.entries(known).map(([name, e]) => `${name}  ${sourceText(e)}`), ...declaredNotKnown(context, known).map(declaredLine)];
+          return { code: 0, text: names.join("\n") || "No marketplaces." };
         }
         throw new ManifestError(`unknown action plugin marketplace ${action}; use add, list, update or remove`);
       }
       case "install": {
-        const result = installPlugin(context.home, needs("name@marketplace"), { env: context.env });
+        const result = installPlugin(context.home, needs("name@marketplace"), { env: context.env, cwd: context.cwd, trusted: isTrusted(context) });
         const problems = result.problems.map((p) => `\n  problem: ${p}`).join("");
         return { code: 0, text: `Installed ${result.id}${result.version ? ` ${result.version}` : ""} in ${result.path} and enabled it; it is used from the next session on.${problems}` };
       }

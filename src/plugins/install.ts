@@ -6,10 +6,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { writeFileAtomicSync } from "../util/atomicWrite.js";
+import { userSettingsPath } from "../settings/load.js";
 import { updateSettingsFile } from "../settings/write.js";
-import { readSettingsFile, userSettingsPath } from "../settings/load.js";
 import { isInsideFolder, ManifestError, PLUGIN_NAME } from "./manifest.js";
-import { addMarketplace, declaredMarketplaceSpec, gitClone, openMarketplace, pluginsHome, readKnownMarketplaces, removeMarketplace } from "./marketplace.js";
+import { addMarketplace, gitClone, openMarketplace, pluginsHome, readKnownMarketplaces } from "./marketplace.js";
+import { declaredMarketplaces } from "./declared.js";
 import { loadPlugin } from "./load.js";
 
 export interface InstalledPlugin {
@@ -69,21 +70,35 @@ export interface InstallResult {
   problems: string[];
 }
 
+export interface InstallOptions {
+  env?: NodeJS.ProcessEnv;
+  /** The project folder, whose settings may declare the marketplace (default: none is read). */
+  cwd?: string;
+  /** Whether that folder is trusted: an untrusted project's declared marketplaces are refused. */
+  trusted?: boolean;
+}
+
+/**
+ * A marketplace not known yet that the user's settings, or a trusted project's, declare (extraKnownMarketplaces)
+ * is added now, on the person's own `install`; a known one is never replaced by a declaration of the same name.
+ */
+function addDeclaredMarketplace(home: string, name: string, options: InstallOptions): void {
+  if (readKnownMarketplaces(home)[name]) return;
+  const declared = declaredMarketplaces({ home, cwd: options.cwd, trusted: options.trusted === true }).find((d) => d.name === name);
+  if (!declared) return;
+  if (declared.refused) throw new ManifestError(`marketplace ${name} is only declared by ${declared.file}, and it is not used: ${declared.refused}`);
+  addMarketplace(home, declared.spec, {
+    cwd: declared.scope === "user" ? home : options.cwd,
+    env: options.env,
+    expectName: name,
+    ...(declared.scope === "project" ? { declaredBy: declared.file } : {}),
+  });
+}
+
 /** `toolgate plugin install name@marketplace`: copy the plugin out of the marketplace, check it, enable it. */
-export function installPlugin(home: string, id: string, options: { env?: NodeJS.ProcessEnv } = {}): InstallResult {
+export function installPlugin(home: string, id: string, options: InstallOptions = {}): InstallResult {
   const { name, marketplace: marketplaceName } = parsePluginId(id);
-  // A marketplace your own settings declare (extraKnownMarketplaces) is added on first use; a project's is not read.
-  if (!readKnownMarketplaces(home)[marketplaceName]) {
-    const read = readSettingsFile(userSettingsPath(home));
-    const spec = read.status === "ok" ? declaredMarketplaceSpec(read.raw, marketplaceName) : undefined;
-    if (spec) {
-      const added = addMarketplace(home, spec, { cwd: home, env: options.env });
-      if (added.name !== marketplaceName) {
-        if (!added.replaced) removeMarketplace(home, added.name);
-        throw new ManifestError(`extraKnownMarketplaces.${marketplaceName} in ${userSettingsPath(home)} leads to a marketplace named ${added.name}`);
-      }
-    }
-  }
+  addDeclaredMarketplace(home, marketplaceName, options);
   const marketplace = openMarketplace(home, marketplaceName);
   const entry = marketplace.plugins.find((p) => p.name === name);
   if (!entry) {

@@ -40,6 +40,8 @@ export interface KnownMarketplace {
   /** The folder read: the local folder itself, or the clone. */
   location: string;
   addedAt: string;
+  /** The project settings file whose `extraKnownMarketplaces` named it, when it was added from there. */
+  declaredBy?: string;
 }
 
 export function pluginsHome(home: string): string {
@@ -156,15 +158,35 @@ export interface AddedMarketplace {
   replaced: boolean;
 }
 
+export interface AddMarketplaceOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /**
+   * The name it must have (an `extraKnownMarketplaces` entry): one named otherwise is refused before anything is
+   * remembered, so it cannot replace a known marketplace of that other name.
+   */
+  expectName?: string;
+  /** Recorded as `declaredBy`: the settings file that named it. */
+  declaredBy?: string;
+}
+
+function checkName(spec: string, marketplace: Marketplace, options: AddMarketplaceOptions): void {
+  if (options.expectName !== undefined && marketplace.name !== options.expectName) {
+    throw new ManifestError(`${spec} holds the marketplace ${marketplace.name}, not ${options.expectName}; nothing was added`);
+  }
+}
+
 /** `toolgate plugin marketplace add <path-or-git-url>`: read it (cloning a repository first) and remember it. */
-export function addMarketplace(home: string, spec: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): AddedMarketplace {
+export function addMarketplace(home: string, spec: string, options: AddMarketplaceOptions = {}): AddedMarketplace {
   const cwd = options.cwd ?? process.cwd();
   const local = localMarketplaceRoot(spec, cwd);
   const known = readKnownMarketplaces(home);
+  const declaredBy = options.declaredBy ? { declaredBy: options.declaredBy } : {};
   if (local) {
     const marketplace = readMarketplace(local);
+    checkName(spec, marketplace, options);
     const replaced = marketplace.name in known;
-    known[marketplace.name] = { source: { type: "directory", path: local }, location: local, addedAt: new Date().toISOString() };
+    known[marketplace.name] = { source: { type: "directory", path: local }, location: local, addedAt: new Date().toISOString(), ...declaredBy };
     writeKnownMarketplaces(home, known);
     return { name: marketplace.name, marketplace, replaced };
   }
@@ -176,11 +198,12 @@ export function addMarketplace(home: string, spec: string, options: { cwd?: stri
   try {
     gitClone(url, path.join(staging, "repo"), options.env);
     const probe = readMarketplace(path.join(staging, "repo"));
+    checkName(spec, probe, options);
     const location = path.join(clones, probe.name);
     fs.rmSync(location, { recursive: true, force: true });
     fs.renameSync(path.join(staging, "repo"), location);
     const replaced = probe.name in known;
-    known[probe.name] = { source: { type: "git", url }, location, addedAt: new Date().toISOString() };
+    known[probe.name] = { source: { type: "git", url }, location, addedAt: new Date().toISOString(), ...declaredBy };
     writeKnownMarketplaces(home, known);
     return { name: probe.name, marketplace: readMarketplace(location), replaced };
   } finally {
@@ -193,9 +216,7 @@ export function updateMarketplace(home: string, name: string, options: { env?: N
   const entry = readKnownMarketplaces(home)[name];
   if (!entry) throw new ManifestError(`no marketplace named ${name} (add it with toolgate plugin marketplace add <path-or-git-url>)`);
   if (entry.source.type === "directory") return readMarketplace(entry.location);
-  const added = addMarketplace(home, entry.source.url, options);
-  if (added.name !== name) throw new ManifestError(`${entry.source.url} now holds the marketplace ${added.name}, not ${name}`);
-  return added.marketplace;
+  return addMarketplace(home, entry.source.url, { ...options, expectName: name, ...(entry.declaredBy ? { declaredBy: entry.declaredBy } : {}) }).marketplace;
 }
 
 /** Forget a marketplace (and delete its clone); its installed plugins stay installed. */
@@ -207,21 +228,6 @@ export function removeMarketplace(home: string, name: string): boolean {
   delete known[name];
   writeKnownMarketplaces(home, known);
   return true;
-}
-
-/**
- * `extraKnownMarketplaces` in the user's settings (Claude Code's key): `{"team": {"source": {"source": "github",
- * "repo": "org/plugins"}}}`, also `{"source": "git", "url"}` and `{"source": "directory", "path"}`. The spec
- * `marketplace add` takes for one of them, or undefined.
- */
-export function declaredMarketplaceSpec(settings: Record<string, unknown>, name: string): string | undefined {
-  const declared = isObject(settings.extraKnownMarketplaces) ? settings.extraKnownMarketplaces[name] : undefined;
-  const source = isObject(declared) && isObject(declared.source) ? declared.source : undefined;
-  if (!source) return undefined;
-  if (source.source === "github" && typeof source.repo === "string") return source.repo;
-  if ((source.source === "git" || source.source === "url") && typeof source.url === "string") return source.url;
-  if (source.source === "directory" && typeof source.path === "string") return source.path;
-  return undefined;
 }
 
 /** A known marketplace, read now. */

@@ -90,6 +90,9 @@ function restrictFile(file: SettingsFile): { settings: Settings; ignored: Ignore
       const on = Object.entries(value).filter(([, enabled]) => enabled !== false);
       if (Object.keys(off).length) kept.enabledPlugins = off;
       if (on.length) set("enabledPlugins", on.map(([id, enabled]) => `${id}: ${show(enabled)}`));
+    } else if (key === "extraKnownMarketplaces" && isObject(value)) {
+      // Where `name@marketplace` would come from: installing from one waits for trust (plugins.md).
+      set("extraKnownMarketplaces", Object.entries(value).map(([name, entry]) => `${name}: ${show(isObject(entry) ? entry.source : entry)}`));
     } else if (key === "speculativeToolCalls" && value === false) {
       // Turning speculation off only narrows what runs.
       kept.speculativeToolCalls = false;

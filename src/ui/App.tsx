@@ -178,6 +178,10 @@ export function App(props: AppProps) {
   const [overlay, setOverlay] = useState<Overlay>(props.openResume ? { kind: "resume" } : undefined);
   const [input, setInput] = useState({ key: 0, initial: "" });
   const [hint, setHint] = useState<string | undefined>();
+  // A task a command started that does not hold the prompt (an MCP login); Esc aborts it.
+  const background = useRef<{ controller: AbortController; label: string } | undefined>(undefined);
+  // Leaving the UI ends it too: a login's loopback listener would otherwise keep the process waiting.
+  useEffect(() => () => background.current?.controller.abort(), []);
   const [expanded, setExpanded] = useState(false);
   const [now, setNow] = useState(Date.now());
   const promptText_ = useRef("");
@@ -459,6 +463,20 @@ export function App(props: AppProps) {
     exit: () => exit(),
     // The command's line is on screen already (its heading); the prompt it expands to is not shown again.
     send: (prompt) => void runPrompt(prompt, { shown: true }),
+    runInBackground: (label, task) => {
+      // one at a time: a new one replaces the one under way
+      background.current?.controller.abort();
+      const entry = { controller: new AbortController(), label };
+      background.current = entry;
+      setHint(label);
+      void task(entry.controller.signal)
+        .catch((err) => print(`${label}: ${err instanceof Error ? err.message : String(err)}`, "error"))
+        .finally(() => {
+          if (background.current !== entry) return;
+          background.current = undefined;
+          setHint((h) => (h === label ? undefined : h));
+        });
+    },
   };
 
   // Read once: the menu is a hint; a command file added later still runs when typed.
@@ -557,6 +575,10 @@ export function App(props: AppProps) {
         // The prompt is back at once; the loop still ends every call with its result, then prints what happened.
         runningRef.current.controller.abort();
         setRunning({ ...runningRef.current, interrupted: true });
+        return;
+      }
+      if (background.current) {
+        background.current.controller.abort();
         return;
       }
       if (promptText_.current) return;

@@ -14,6 +14,7 @@ import { expandCommand, loadCustomCommands } from "../agent/commands.js";
 import { expandMcpPrompt, mcpPromptCommands } from "../mcp/client/prompts.js";
 import { INSTRUCTION_FILE_NAMES } from "../agent/instructions.js";
 import { runPluginCommand } from "../plugins/command.js";
+import { loginPromptText, loginToMcpServer, openInBrowser } from "../mcp/client/login.js";
 
 export interface CommandHost {
   session: Session;
@@ -36,6 +37,11 @@ export interface CommandHost {
   exit(): void;
   /** Sends a prompt to the model as if typed (custom commands). */
   send(prompt: string): void;
+  /**
+   * Runs `task` without holding the prompt (the person keeps typing); Esc aborts its signal. `label` is the hint
+   * shown while it runs.
+   */
+  runInBackground(label: string, task: (signal: AbortSignal) => Promise<void>): void;
 }
 
 interface CommandSpec {
@@ -151,7 +157,7 @@ function pluginCommand(host: CommandHost, args: string): void {
   const words = args.trim().split(/\s+/).filter(Boolean);
   let result;
   try {
-    result = runPluginCommand(words, { home: host.home, cwd: host.cwd, env: host.session.context.env });
+    result = runPluginCommand(words, { home: host.home, cwd: host.cwd, env: host.session.context.env, trusted: host.session.trust.trusted });
   } catch (err) {
     host.print(`/plugin: ${(err as Error).message}`, "error");
     return;
@@ -161,17 +167,57 @@ function pluginCommand(host: CommandHost, args: string): void {
   host.print([...head, result.text].join("\n"), result.code === 0 ? "info" : "error");
 }
 
-function mcpCommand(host: CommandHost): void {
+function mcpCommand(host: CommandHost, args: string): void {
+  const [verb, name] = args.trim().split(/\s+/).filter(Boolean);
+  if (verb === "login") return mcpLogin(host, name);
+  if (verb) return host.print(`/mcp: unknown action ${JSON.stringify(verb)}; use /mcp or /mcp login <server>`, "error");
   const clients = host.session.mcp?.clients ?? [];
   if (clients.length === 0) {
     host.print("No MCP servers are configured (add them to .mcp.json or pass --mcp-config).");
     return;
   }
   const lines = clients.flatMap((c) => [
-    `${c.name}: ${c.status}${c.error ? ` — ${c.error}` : ""}${c.status === "connected" ? `, ${c.tools.length} tool(s)` : ""}`,
+    `${c.name}: ${c.status}${c.status === "needs-auth" ? ` — /mcp login ${c.name}` : c.error ? ` — ${c.error}` : ""}${c.status === "connected" ? `, ${c.tools.length} tool(s)` : ""}`,
     ...(c.status === "connected" ? c.tools.map((t) => `  ${t.name}`) : []),
   ]);
   host.print(lines.join("\n"));
+}
+
+/**
+ * `/mcp login <server>`: the login `toolgate mcp login` runs, in the background (Esc cancels it), then the
+ * session's connection to the server is made again on the stored tokens, so its tools are there from the next turn.
+ */
+function mcpLogin(host: CommandHost, name: string | undefined): void {
+  const connection = name ? host.session.mcp?.client(name) : undefined;
+  if (!name || !connection) {
+    const remote = (host.session.mcp?.clients ?? []).filter((c) => c.config.type === "http" || c.config.type === "sse").map((c) => c.name);
+    host.print(`/mcp login ${name ? `${name}: no MCP server of that name in this session` : "needs a server name"}${remote.length ? ` (remote servers: ${remote.join(", ")})` : ""}`, "error");
+    return;
+  }
+  if (connection.config.type !== "http" && connection.config.type !== "sse") {
+    host.print(`/mcp login ${name}: it is a ${connection.config.type} server; logins are for http and sse servers`, "error");
+    return;
+  }
+  const env = host.session.context.env;
+  const server = { name, config: connection.config, source: connection.source };
+  host.runInBackground(`logging in to ${name} (esc cancels)`, async (signal) => {
+    const outcome = await loginToMcpServer(server, {
+      home: host.home,
+      settings: host.session.context.options.settings,
+      env,
+      signal,
+      onAuthorizationUrl: (prompt) => {
+        host.print(`${loginPromptText(prompt)} (esc cancels)`);
+        // as `toolgate mcp login` at a terminal; a CI run has no browser to open
+        if (!env.CI) openInBrowser(prompt.authorizationUrl);
+      },
+    });
+    if (signal.aborted) return host.print(`/mcp login ${name}: cancelled; nothing was stored`, "warning");
+    if (outcome.result === "failed") return host.print(`Login to ${name} failed: ${outcome.error}`, "error");
+    await connection.connect();
+    if (connection.status === "connected") host.print(`Logged in to ${name}${outcome.result === "no-login-needed" ? " (it asked for no login)" : ""}: connected, ${connection.tools.length} tool(s).`);
+    else host.print(`Logged in to ${name}, but it is ${connection.status}${connection.error ? `: ${connection.error}` : ""}`, "error");
+  });
 }
 
 function sandboxCommand(host: CommandHost): void {
@@ -243,7 +289,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
     },
   },
   { name: "permissions", args: "[list|allow|deny|ask|remove …]", help: "list, add or remove permission rules", run: permissionsCommand },
-  { name: "mcp", help: "MCP servers, their status and tools", run: mcpCommand },
+  { name: "mcp", args: "[login <server>]", help: "MCP servers, their status and tools; log in to one that needs it", run: mcpCommand },
   { name: "plugin", args: "[list|install|enable|disable|uninstall|marketplace add …]", help: "plugins: list them, install name@marketplace, turn them on or off", run: pluginCommand },
   { name: "sandbox", help: "whether Bash runs in the OS sandbox", run: sandboxCommand },
   { name: "rewind", help: "go back to an earlier prompt (files restored)", run: (host) => host.openRewind() },

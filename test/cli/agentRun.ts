@@ -47,8 +47,9 @@ export interface CliRun {
   lines: Array<Record<string, any>>;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<CliRun> {
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+/** Runs the CLI in `cwd` (default the repository's root). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string, cwd: string = repoRoot): Promise<CliRun> {
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd, env, stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
   if (stdin !== undefined) child.stdin!.end(stdin);
   let stdout = "";
   let stderr = "";

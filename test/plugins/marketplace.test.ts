@@ -140,7 +140,7 @@ describe("plugin marketplaces", () => {
     expect(JSON.stringify(server.requests()[0].body)).not.toContain("TOP SECRET TEXT");
   });
 
-  it("extraKnownMarketplaces in the user's settings is added on install; a project's is never read", async () => {
+  it("extraKnownMarketplaces in the user's settings is added on install; an untrusted project's is not used (projectMarketplaces.test.ts)", async () => {
     const dir = project();
     const env = agentEnv(undefined, dir);
     const home = env.TOOLGATE_HOME!;
@@ -149,9 +149,9 @@ describe("plugin marketplaces", () => {
     write(path.join(dir, ".toolgate/settings.json"), JSON.stringify({ extraKnownMarketplaces: { proj: { source: { source: "directory", path: repo } } } }));
     expect((await runCli(["plugin", "list"], env)).stdout).toContain("team  (extraKnownMarketplaces in your settings; toolgate plugin install <name>@team adds it)");
 
-    const fromProject = await runCli(["plugin", "install", "kit@proj"], { ...env });
+    const fromProject = await runCli(["plugin", "install", "kit@proj"], env, undefined, dir);
     expect(fromProject.code).toBe(1);
-    expect(fromProject.stderr).toContain("no marketplace named proj");
+    expect(fromProject.stderr).toContain(`marketplace proj is only declared by ${path.join(dir, ".toolgate/settings.json")}, and it is not used: ${dir} is not a trusted folder`);
 
     const installed = await runCli(["plugin", "install", "kit@team"], env);
     expect(installed.stderr).toBe("");

@@ -3,9 +3,11 @@
  * runs the same code as `toolgate plugin install`; `/plugin` lists it; the next session offers and runs its
  * namespaced command.
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { hasTmux, Terminal } from "./tmux.js";
@@ -81,5 +83,45 @@ describe.skipIf(!hasTmux)("plugins in the UI", () => {
     expect(JSON.stringify((server.requests()[0].body as { messages: unknown[] }).messages.at(-1))).toContain("Say hello to Ada in the kit style.");
     // Nothing of the server reached the model.
     expect(JSON.stringify(server.requests()[0].body)).not.toContain("mcp__plugin_kit_echo");
+  });
+  it("a project's extraKnownMarketplaces: the trust question lists it, /plugin shows it as the project's, /plugin install waits for Yes", async () => {
+    const server = await startFakeModelServer({ script: { turns: [] } });
+    servers.push(server);
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-project-market-")));
+    const home = path.join(dir, ".home");
+    fs.mkdirSync(home);
+    const market = path.join(dir, "market");
+    writePlugin(path.join(market, "kit"));
+    write(path.join(market, ".claude-plugin/marketplace.json"), JSON.stringify({ name: "team", plugins: [{ name: "kit", source: "./kit" }] }));
+    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: market, stdio: "ignore" });
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "marketplace");
+    const url = pathToFileURL(market).href;
+    write(path.join(dir, ".toolgate/settings.json"), JSON.stringify({ extraKnownMarketplaces: { team: { source: { source: "git", url } } }, enabledPlugins: { "kit@team": true } }));
+    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+
+    const first = new Terminal(dir, env, ["--no-sandbox"], { columns: 400, rows: 40 });
+    terminals.push(first);
+    const question = await first.waitFor("Do you trust the files in this folder?");
+    expect(question).toContain(`team: {"source":"git","url":"${url}"}`);
+    await first.key("n");
+    await first.waitFor("ask anything");
+    await first.write("/plugin marketplace list\r");
+    await first.waitFor(`team  (from the project: extraKnownMarketplaces in ${path.join(dir, ".toolgate/settings.json")}; not used: ${dir} is not a trusted folder`);
+    await first.write("/plugin install kit@team\r");
+    await first.waitFor(`marketplace team is only declared by ${path.join(dir, ".toolgate/settings.json")}, and it is not used: ${dir} is not a trusted folder: trust it (toolgate trust add`);
+    expect(fs.existsSync(path.join(home, "plugins/marketplaces"))).toBe(false);
+    await first.write("/exit\r");
+
+    const second = new Terminal(dir, env, ["--no-sandbox"], { columns: 400, rows: 40 });
+    terminals.push(second);
+    await second.waitFor("Do you trust the files in this folder?");
+    await second.key("y");
+    await second.waitFor("ask anything");
+    await second.write("/plugin install kit@team\r");
+    await second.waitFor("Installed kit@team 1.2.0");
+    await second.write("/plugin marketplace list\r");
+    await second.waitFor(`team  ${url} (added from the project: ${path.join(dir, ".toolgate/settings.json")})`);
   });
 });

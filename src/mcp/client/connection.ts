@@ -38,7 +38,7 @@ export interface McpOAuthOptions {
    * Given, a server that asks for a login gets one now: the address is shown through `onAuthorizationUrl` and the
    * connection waits (up to `timeoutMs`) for the browser to come back. Without it such a server is "needs-auth".
    */
-  login?: { onAuthorizationUrl(prompt: McpLoginPrompt): void; timeoutMs?: number };
+  login?: { onAuthorizationUrl(prompt: McpLoginPrompt): void; timeoutMs?: number; signal?: AbortSignal };
 }
 
 export interface McpConnectionOptions {

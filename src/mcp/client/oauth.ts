@@ -150,6 +150,8 @@ export interface LoginProviderOptions extends ProviderBase {
   /** Shows the person the address to open (and may open a browser). */
   onAuthorizationUrl: (prompt: McpLoginPrompt) => void;
   timeoutMs?: number;
+  /** Aborting stops the wait and closes the loopback listener (the UI's Esc). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -223,6 +225,8 @@ export async function createLoginProvider(options: LoginProviderOptions): Promis
   let state: string | undefined;
   const callback = listenForCallback(() => state, options.timeoutMs ?? DEFAULT_MCP_LOGIN_TIMEOUT_MS);
   const port = await callback.listening;
+  if (options.signal?.aborted) void callback.close();
+  else options.signal?.addEventListener("abort", () => void callback.close(), { once: true });
   const redirectUrl = `http://127.0.0.1:${port}${CALLBACK_PATH}`;
   return {
     redirectUrl,

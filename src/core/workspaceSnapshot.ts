@@ -84,6 +84,8 @@ interface Entry {
 
 const NEVER_ENTERED = new Set([".git", ".hg", ".svn", ".jj", ".bzr", "node_modules"]);
 const BINARY_PROBE_BYTES = 8000;
+/** A walk gives the event loop a turn after this many directories. */
+const YIELD_EVERY_DIRS = 16;
 /**
  * While a sandboxed process lives (the REPL, a background command), bwrap keeps an empty file in the project
  * as the mount point of each missing safety path. They are not the user's files: a snapshot that kept them
@@ -157,6 +159,7 @@ export function createWorkspaceSnapshots(
   let verdicts = new Map<string, boolean>();
   /** Counts passes; an entry not stamped with the current one was not seen by it. */
   let pass = 0;
+  let walkedDirs = 0;
   let watching = options.watch ?? watchByDefault();
   let watcher: DirectoryWatcher<WatchedDir> | undefined;
   /** The roots the watches were set up for (real paths), and each root's .git/info/exclude then. */
@@ -302,7 +305,7 @@ export function createWorkspaceSnapshots(
    * Every regular file under the roots that is not ignored, with its lstat (symlinks are not followed or
    * tracked); with a watcher, every directory entered is watched and no other.
    */
-  function walkAll(roots: readonly string[], visitor: PassVisitor, current: number): void {
+  async function walkAll(roots: readonly string[], visitor: PassVisitor, current: number): Promise<void> {
     let files = 0;
     const counted = (filePath: string, stat: fs.Stats) => {
       checkFileCount(++files);
@@ -322,14 +325,16 @@ export function createWorkspaceSnapshots(
       const exclude = gitignoreAt(root, ".git/info/exclude");
       excludes.push(exclude);
       if (exclude) layers.push({ base: root, matcher: exclude });
-      walkDir(root, layers, counted, register);
+      await walkDir(root, layers, counted, register);
     }
     for (const [filePath, entry] of cache) if (entry.seen !== current) visitor.gone(filePath, entry);
     if (!watcher) return;
     watchedRoots = watcher.broken ? undefined : { key: distinct.join("\0"), excludes };
   }
 
-  function walkDir(dir: string, parentLayers: IgnoreLayer[], visit: (filePath: string, stat: fs.Stats) => void, register?: (dir: string, layers: IgnoreLayer[]) => void): void {
+  async function walkDir(dir: string, parentLayers: IgnoreLayer[], visit: (filePath: string, stat: fs.Stats) => void, register?: (dir: string, layers: IgnoreLayer[]) => void): Promise<void> {
+    // A walk reads every file the first time: it lets the event loop run (the UI, MCP, output) between directories.
+    if (++walkedDirs % YIELD_EVERY_DIRS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     // Watched before its entries are read: a file created after the read has a notice.
     register?.(dir, parentLayers);
     let entries: fs.Dirent[];
@@ -348,7 +353,7 @@ export function createWorkspaceSnapshots(
       const child = `${dir}/${entry.name}`;
       if (entry.isDirectory()) {
         if (skippedDir(entry.name, child, layers)) continue;
-        walkDir(child, layers, visit, register);
+        await walkDir(child, layers, visit, register);
       } else if (entry.isFile()) {
         if (isIgnored(layers, child, false)) continue;
         const stat = lstatIfThere(child);
@@ -396,7 +401,7 @@ export function createWorkspaceSnapshots(
       if (stat.isDirectory()) {
         sweep.add(dirty);
         if (wasDir) watcher.removeUnder(dirty);
-        if (!skippedDir(name, dirty, parent.layers)) walkDir(dirty, parent.layers, visitor.visit, register);
+        if (!skippedDir(name, dirty, parent.layers)) await walkDir(dirty, parent.layers, visitor.visit, register);
       } else {
         if (wasDir) {
           watcher.removeUnder(dirty);
@@ -431,7 +436,7 @@ export function createWorkspaceSnapshots(
         return;
       }
       refreshExcludedDirs();
-      walkAll(roots, visitor, current);
+      await walkAll(roots, visitor, current);
       lastPass = { kind: "walk", why: walkWhy };
     };
     const result = queue.then(run, run);

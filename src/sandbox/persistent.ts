@@ -28,8 +28,8 @@ export interface SandboxExit {
 export interface SandboxedProcess {
   /** Its pid inside the sandbox's pid namespace (0 until started). */
   readonly pid: number;
-  /** Bytes of stdout and stderr as they come (the script may merge them). */
-  onOutput(listener: (chunk: Buffer) => void): void;
+  /** Bytes of stdout and stderr as they come, each with the stream it came from (the script may merge them). */
+  onOutput(listener: (chunk: Buffer, stream: "stdout" | "stderr") => void): void;
   write(data: string | Buffer): void;
   endStdin(): void;
   /** Signal the whole group (and descendants that left it); SIGTERM escalates to SIGKILL after a grace period. */
@@ -41,9 +41,12 @@ export interface SandboxedProcess {
 }
 
 export class SandboxDiedError extends Error {
+  /** Why it stopped, e.g. "a protected path lost its mount, …". */
+  readonly detail: string;
   constructor(detail: string) {
     super(`The sandbox stopped while the command ran (${detail}); it was not completed. The next command starts a new sandbox.`);
     this.name = "SandboxDiedError";
+    this.detail = detail;
   }
 }
 
@@ -57,7 +60,7 @@ export function supervisorPath(): string {
 
 interface Entry {
   pid: number;
-  listeners: ((chunk: Buffer) => void)[];
+  listeners: ((chunk: Buffer, stream: "stdout" | "stderr") => void)[];
   exit: { resolve(exit: SandboxExit): void; reject(err: Error): void };
   ended: () => void;
   exited: boolean;
@@ -153,7 +156,8 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
         break;
       case "out": {
         const chunk = Buffer.from(message.data as string, "base64");
-        for (const listener of entry.listeners) listener(chunk);
+        const stream = message.fd === 2 ? "stderr" : "stdout";
+        for (const listener of entry.listeners) listener(chunk, stream);
         break;
       }
       case "exit":

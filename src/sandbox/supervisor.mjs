@@ -245,8 +245,8 @@ function start(request) {
   watch ??= setInterval(watchMounts, MOUNT_WATCH_MS);
   send({ ev: "started", id, pid: child.pid });
   child.stdin?.on("error", () => undefined);
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.on("data", (chunk) => send({ ev: "out", id, data: chunk.toString("base64") }));
+  for (const [fd, stream] of [[1, child.stdout], [2, child.stderr]]) {
+    stream.on("data", (chunk) => send({ ev: "out", id, fd, data: chunk.toString("base64") }));
     stream.on("close", () => {
       command.openStreams--;
       maybeEnd(id);

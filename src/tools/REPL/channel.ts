@@ -26,6 +26,12 @@ export interface ReplChannel {
   kill(): Promise<void>;
   /** Whether its sandbox still protects what it protected at the start (always true outside the long-lived sandbox). */
   check(): Promise<boolean>;
+  /**
+   * Between calls: stop everything it runs, so that nothing of it acts on a host-side change its sandbox has not
+   * seen yet; resume checks the mounts first. No-ops outside the long-lived sandbox, which has no such check.
+   */
+  pause(): Promise<void>;
+  resume(): void;
 }
 
 export interface ReplLaunch {
@@ -63,6 +69,8 @@ export function childChannel(launch: ReplLaunch): ReplChannel {
       if (!exited && child.pid !== undefined) await killProcessTree(child.pid);
     },
     check: async () => true,
+    pause: async () => undefined,
+    resume: () => undefined,
   };
 }
 
@@ -91,5 +99,7 @@ export function sandboxChannel(proc: SessionSandboxProcess): ReplChannel {
       await proc.ended;
     },
     check: () => proc.check(),
+    pause: () => proc.pause(),
+    resume: () => proc.resume(),
   };
 }

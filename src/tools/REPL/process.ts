@@ -139,6 +139,7 @@ export class ReplProcess {
   private runNow(options: ReplRunOptions): Promise<ReplRunEnd> {
     if (!this.alive) return Promise.resolve(this.killing ? { kind: "killed", timedOut: false, aborted: false } : this.exitedEnd());
     const id = this.nextId++;
+    this.channel.resume();
     return new Promise<ReplRunEnd>((resolve) => {
       let timedOut = false;
       let aborted = false;
@@ -153,7 +154,9 @@ export class ReplProcess {
         stopWaiting();
         this.listener = undefined;
         this.stderrSink = undefined;
-        resolve(end);
+        // stopped until the next call, which its sandbox lets continue only with its mounts in place
+        if (end.kind === "done") void this.channel.pause().then(() => resolve(end));
+        else resolve(end);
       };
       const interrupt = () => {
         if (graceTimer) return;

@@ -146,6 +146,54 @@ describe.skipIf(!!skip)("REPL in the long-lived sandbox", () => {
     });
   }
 
+  it("between calls nothing of the interpreter runs: a thread and a child process waiting for a placeholder to go never write the path", async () => {
+    const { session, cwd } = await project();
+    const tmp = session.sandbox.tempDir!;
+    // both retry every millisecond, far inside the supervisor's 200 ms watch
+    const started = await repl(
+      session,
+      [
+        "import os, subprocess, threading, time",
+        "def attack(name):",
+        "    while True:",
+        "        try:",
+        "            os.rmdir('.mcp.json')",
+        "        except OSError:",
+        "            pass",
+        "        try:",
+        "            open('.mcp.json', 'w').write(name)",
+        "            return",
+        "        except OSError:",
+        "            time.sleep(0.001)",
+        "threading.Thread(target=attack, args=('thread',), daemon=True).start()",
+        "child = subprocess.Popen(['python3', '-c', 'import os, time\\nwhile True:\\n    try:\\n        open(\".mcp.json\", \"w\").write(\"child\"); break\\n    except OSError:\\n        time.sleep(0.001)'])",
+        "open(os.environ['TMPDIR'] + '/attacking', 'w').close()",
+        "'started'",
+      ].join("\n"),
+    );
+    expect(started).toEqual({ text: "value: 'started'", isError: false });
+    await appears(tmp, "attacking");
+    fs.rmdirSync(path.join(cwd, ".mcp.json"));
+    // the supervisor's watch sees the lost mount and ends the sandbox, stopped processes and all
+    const [pid] = session.sandbox.livePids!();
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        try {
+          process.kill(pid!, 0);
+        } catch {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 20);
+    });
+    expect(fs.existsSync(path.join(cwd, ".mcp.json"))).toBe(false);
+    const next = await repl(session, "'child' in globals()");
+    expect(next.text).toContain("This is a new Python process");
+    expect(next.text).toContain(STATE_LOST);
+    expect(next.text).toContain("value: False");
+    expect(stillProtected(path.join(cwd, ".mcp.json"))).toBe(true);
+  });
+
   it("during a call: the sandbox that lost a mount ends the running code; the next call says the state is gone and works", async () => {
     const { session, cwd } = await project();
     const tmp = session.sandbox.tempDir!;

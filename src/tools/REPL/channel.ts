@@ -94,6 +94,7 @@ export function sandboxChannel(proc: SessionSandboxProcess): ReplChannel {
     onStderr: (listener) => stderr.push(listener),
     onExit: (listener) => void exit.then(listener),
     onError: () => undefined,
+    // also after python exited: what it left running would keep the sandbox, unstopped, until the session's end
     kill: async () => {
       proc.kill("SIGKILL");
       await proc.ended;

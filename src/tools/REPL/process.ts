@@ -203,9 +203,8 @@ export class ReplProcess {
     return { kind: "exited", code: this.exitInfo?.code ?? null, signal: this.exitInfo?.signal ?? null, ...(this.exitInfo?.detail ? { detail: this.exitInfo.detail } : {}) };
   }
 
-  /** Stop the process and everything it started; resolves when it has exited. */
+  /** Stop the process and everything it started (also what an exited one left running); resolves when it has exited. */
   kill(): Promise<void> {
-    if (!this.alive) return Promise.resolve();
     this.killing ??= this.channel.kill();
     return this.killing.then(() => this.exited);
   }

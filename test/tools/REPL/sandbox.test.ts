@@ -9,10 +9,11 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { runToolUse, type ToolUseUpdate } from "../../../src/core/pipeline/index.js";
+import type { PermissionMode } from "../../../src/core/permissionTypes.js";
 import type { Session } from "../../../src/session/index.js";
 import { findPython3 } from "../../../src/tools/REPL/index.js";
 import { assistantMessage } from "../../helpers.js";
-import { appears, closeSession, openSession, persistentMode, sandboxSkipReason, textOf } from "../../sandbox/sessionSandbox.js";
+import { appears, callTool, closeSession, openSession, persistentMode, sandboxSkipReason, textOf } from "../../sandbox/sessionSandbox.js";
 
 const python = findPython3(process.env);
 const skip = !python ? "no python3 on PATH" : sandboxSkipReason || (!persistentMode ? "TOOLGATE_SANDBOX_PERSISTENT=0" : "");
@@ -38,8 +39,9 @@ const git = (cwd: string, ...args: string[]) => {
 };
 
 /** A git project with a real protected file (.gitmodules), an allow rule for REPL, and an interpreter holding `x`. */
-async function project() {
+async function project(mode?: PermissionMode) {
   const { session, cwd } = await openSession({
+    mode,
     settings: { permissions: { allow: ["REPL"] } },
     files: { "README.md": "hello\n", ".gitmodules": "# original\n", "evil.json": '{"mcpServers":{"evil":{}}}\n' },
   });
@@ -192,6 +194,28 @@ describe.skipIf(!!skip)("REPL in the long-lived sandbox", () => {
     expect(next.text).toContain(STATE_LOST);
     expect(next.text).toContain("value: False");
     expect(stillProtected(path.join(cwd, ".mcp.json"))).toBe(true);
+  });
+
+  it("a Bash command that may write, run while the interpreter lives, leaves git clean and the state kept", async () => {
+    const { session, cwd } = await project("acceptEdits");
+    // in acceptEdits its sandbox may write the project; the missing safety paths it protects are the interpreter's directories already
+    const bash = await callTool(session, "Bash", { command: "echo made > made.txt" });
+    expect(bash.isError, bash.text).toBe(false);
+    expect(fs.readFileSync(path.join(cwd, "made.txt"), "utf8")).toBe("made\n");
+    expect(git(cwd, "status", "--porcelain")).toBe("?? made.txt\n");
+    expect(stillProtected(path.join(cwd, ".mcp.json"))).toBe(true);
+    expect(await repl(session, "x")).toEqual({ text: "value: 'kept'", isError: false });
+  });
+
+  it("what an interpreter that exited left running does not keep its sandbox: the next call ends both", async () => {
+    const { session } = await project();
+    const [first] = session.sandbox.livePids!();
+    const died = await repl(session, "import os, subprocess\nsubprocess.Popen(['sleep', '300'])\nos._exit(3)");
+    expect(died.text).toContain("exited with code 3");
+    const next = await repl(session, "'x' in globals()");
+    expect(next.text).toContain("value: False");
+    expect(session.sandbox.livePids!()).not.toContain(first);
+    expect(() => process.kill(first!, 0)).toThrow();
   });
 
   it("during a call: the sandbox that lost a mount ends the running code; the next call says the state is gone and works", async () => {

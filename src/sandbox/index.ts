@@ -204,15 +204,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
    * calls made at the same moment share one sandbox: the entry is in the pool before anything is awaited.
    */
   function sandboxFor(filesystem: FilesystemPolicy, network: NetworkPolicy, scope: WriteScope, longLived: boolean): PooledSandbox {
-    const number = ++sandboxCount;
-    const key = longLived ? `long-lived-${number}` : JSON.stringify({ filesystem, network });
+    // never found for a long-lived process: its key is the number of the sandbox made for it below
+    const key = longLived ? `long-lived-${sandboxCount + 1}` : JSON.stringify({ filesystem, network });
     const existing = pool.get(key);
     if (existing && !existing.gone) {
       existing.stale = false;
       return existing;
     }
     if (existing) retire(existing);
-    const commandId = `${sessionTag}:sandbox-${number}`;
+    const commandId = `${sessionTag}:sandbox-${++sandboxCount}`;
     const pooled: PooledSandbox = { key, scope, commandId, network, stale: false, gone: false, running: 0, longLived, ready: undefined as never };
     pooled.ready = (async () => {
       const supervisor = `${WAIT_FOR_PROXY}; export TMPDIR=${quoteShell(tempDir)}; exec ${quoteShell(process.execPath)} ${quoteShell(supervisorPath())}`;

@@ -87,9 +87,10 @@ const BINARY_PROBE_BYTES = 8000;
 /** A walk gives the event loop a turn after this many directories. */
 const YIELD_EVERY_DIRS = 16;
 /**
- * While a sandboxed process lives (the REPL, a background command), bwrap keeps an empty file in the project
- * as the mount point of each missing safety path. They are not the user's files: a snapshot that kept them
- * would have rewind delete them, and deleting a mount point from the host unprotects that path inside.
+ * While a sandboxed process lives (a background command), bwrap keeps an empty file in the project as the mount
+ * point of each missing safety path (the REPL's are empty directories, which hold no file to snapshot). They are
+ * not the user's files: a snapshot that kept them would have rewind delete them, and deleting a mount point from
+ * the host unprotects that path inside.
  */
 const PLACEHOLDER_NAMES = new Set([...SAFETY_FILE_NAMES, ...SAFETY_DIRECTORY_NAMES]);
 /** File timestamps come from a coarse clock (a jiffy, up to 10 ms): a write this close to a read may not move them. */

@@ -84,6 +84,11 @@ export interface Sandbox {
 export interface SandboxSpawnRequest extends SandboxSpawnOptions {
   permissionContext: ToolPermissionContext;
   scope: WriteScope;
+  /**
+   * A process that lives across calls (the REPL): it gets a sandbox of its own that no other call shares and that
+   * closes when the process has ended, with empty directories as the mount points of missing safety paths.
+   */
+  longLived?: boolean;
 }
 
 export interface SessionSandboxProcess extends SandboxedProcess {
@@ -91,6 +96,8 @@ export interface SessionSandboxProcess extends SandboxedProcess {
   tempDir: string;
   /** The refusals the runtime saw in this sandbox since the process started. */
   violations(): string[];
+  /** Whether the sandbox's mounts are all still in place (false: it has ended itself, and this process with it). */
+  check(): Promise<boolean>;
   /** The sandbox's supervisor pid on the host side (bwrap), for diagnostics and tests. */
   sandboxPid: number | undefined;
 }
@@ -111,6 +118,8 @@ interface PooledSandbox {
   gone: boolean;
   /** Calls holding it: counted from the moment a call picks it, before it has started, so it is never closed under them. */
   running: number;
+  /** Started for one long-lived process, shared with no other call. */
+  longLived: boolean;
 }
 
 const quoteShell = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
@@ -119,6 +128,11 @@ export interface SandboxOptions {
   settings?: SandboxSettings;
   /** `--sandbox` (true) / `--no-sandbox` (false); undefined: settings, then on where supported. */
   enabled?: boolean;
+}
+
+/** Whether Bash and the REPL run in the session's long-lived sandbox where it has one (on unless TOOLGATE_SANDBOX_PERSISTENT=0). */
+export function persistentSandboxWanted(): boolean {
+  return process.env.TOOLGATE_SANDBOX_PERSISTENT !== "0";
 }
 
 /** The line said once at start when the sandbox is wanted but cannot run. */
@@ -189,8 +203,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
    * The sandbox for this policy, started when there is none (one that died is replaced). Synchronous, so that
    * calls made at the same moment share one sandbox: the entry is in the pool before anything is awaited.
    */
-  function sandboxFor(filesystem: FilesystemPolicy, network: NetworkPolicy, scope: WriteScope): PooledSandbox {
-    const key = JSON.stringify({ filesystem, network });
+  function sandboxFor(filesystem: FilesystemPolicy, network: NetworkPolicy, scope: WriteScope, longLived: boolean): PooledSandbox {
+    // never found for a long-lived process: its key is the number of the sandbox made for it below
+    const key = longLived ? `long-lived-${sandboxCount + 1}` : JSON.stringify({ filesystem, network });
     const existing = pool.get(key);
     if (existing && !existing.gone) {
       existing.stale = false;
@@ -198,7 +213,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     if (existing) retire(existing);
     const commandId = `${sessionTag}:sandbox-${++sandboxCount}`;
-    const pooled: PooledSandbox = { key, scope, commandId, network, stale: false, gone: false, running: 0, ready: undefined as never };
+    const pooled: PooledSandbox = { key, scope, commandId, network, stale: false, gone: false, running: 0, longLived, ready: undefined as never };
     pooled.ready = (async () => {
       const supervisor = `${WAIT_FOR_PROXY}; export TMPDIR=${quoteShell(tempDir)}; exec ${quoteShell(process.execPath)} ${quoteShell(supervisorPath())}`;
       const wrapped = await wrapInSandbox(supervisor, { filesystem, network, commandId });
@@ -227,7 +242,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     });
     // another sandbox with this scope has an outdated policy (rules, working directories or safety paths changed)
     for (const other of pool.values()) {
-      if (other.scope === scope) {
+      if (!longLived && !other.longLived && other.scope === scope) {
         other.stale = true;
         closeIfUnwanted(other);
       }
@@ -245,6 +260,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       filesystem: request.filesystem,
       tempDir,
       violations: () => violationsSince(pooled.commandId, since),
+      check: () => host.check(),
       sandboxPid: host.hostPid,
     });
   };
@@ -270,15 +286,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       return { ...wrapped, filesystem, tempDir };
     },
     // macOS: sandbox-exec profiles are per process, so each command keeps its own sandbox there
-    spawn: process.platform !== "linux" ? undefined : async ({ permissionContext, scope, script, cwd, env, stdin }) => {
+    spawn: process.platform !== "linux" ? undefined : async ({ permissionContext, scope, script, cwd, env, stdin, longLived = false }) => {
       if (closed) throw new Error("The session's sandbox is closed.");
       await start();
       if (failure !== undefined) throw new Error(sandboxUnavailableMessage({ reason: failure, explicit: true }));
-      const filesystem = filesystemPolicy({ permissionContext, scope, tempDir });
+      const filesystem = filesystemPolicy({ permissionContext, scope, tempDir, directoryPlaceholders: longLived });
       const network = networkPolicy(permissionContext, settings);
       // a sandbox found to have lost a mount has ended itself; the call gets a new one (once)
       for (let attempt = 0; ; attempt++) {
-        const pooled = sandboxFor(filesystem, network, scope);
+        const pooled = sandboxFor(filesystem, network, scope, longLived);
         pooled.running++;
         setActiveNetworkPolicy(pooled.commandId, pooled.network);
         const release = async () => {
@@ -287,7 +303,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
           setActiveNetworkPolicy(pooled.commandId, undefined);
           // A write scope's sandbox lives only while something runs in it: bwrap's mount points for missing
           // safety paths (an empty .mcp.json, .bashrc, .toolgate/) are in the project for as long as it lives.
-          if (pooled.scope !== "none") pooled.stale = true;
+          // A long-lived process's sandbox is never reused.
+          if (pooled.scope !== "none" || pooled.longLived) pooled.stale = true;
           if (pooled.stale) {
             retire(pooled);
             await closePooled(pooled);

@@ -28,12 +28,16 @@ export interface SandboxExit {
 export interface SandboxedProcess {
   /** Its pid inside the sandbox's pid namespace (0 until started). */
   readonly pid: number;
-  /** Bytes of stdout and stderr as they come (the script may merge them). */
-  onOutput(listener: (chunk: Buffer) => void): void;
+  /** Bytes of stdout and stderr as they come, each with the stream it came from (the script may merge them). */
+  onOutput(listener: (chunk: Buffer, stream: "stdout" | "stderr") => void): void;
   write(data: string | Buffer): void;
   endStdin(): void;
   /** Signal the whole group (and descendants that left it); SIGTERM escalates to SIGKILL after a grace period. */
   kill(signal?: NodeJS.Signals): void;
+  /** Stop everything it runs (SIGSTOP); resolves once the supervisor has sent the signals (or the sandbox is gone). */
+  pause(): Promise<void>;
+  /** Continue what pause stopped, once the supervisor has found its mounts in place (it fails closed otherwise). */
+  resume(): void;
   /** bash exited; rejects when the sandbox died first. */
   readonly exit: Promise<SandboxExit>;
   /** Nothing of it is left: bash exited, its pipes closed, its group empty (or the sandbox died). */
@@ -41,9 +45,12 @@ export interface SandboxedProcess {
 }
 
 export class SandboxDiedError extends Error {
+  /** Why it stopped, e.g. "a protected path lost its mount, …". */
+  readonly detail: string;
   constructor(detail: string) {
     super(`The sandbox stopped while the command ran (${detail}); it was not completed. The next command starts a new sandbox.`);
     this.name = "SandboxDiedError";
+    this.detail = detail;
   }
 }
 
@@ -57,10 +64,11 @@ export function supervisorPath(): string {
 
 interface Entry {
   pid: number;
-  listeners: ((chunk: Buffer) => void)[];
+  listeners: ((chunk: Buffer, stream: "stdout" | "stderr") => void)[];
   exit: { resolve(exit: SandboxExit): void; reject(err: Error): void };
   ended: () => void;
   exited: boolean;
+  paused: (() => void)[];
 }
 
 export interface SandboxHostOptions {
@@ -153,9 +161,13 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
         break;
       case "out": {
         const chunk = Buffer.from(message.data as string, "base64");
-        for (const listener of entry.listeners) listener(chunk);
+        const stream = message.fd === 2 ? "stderr" : "stdout";
+        for (const listener of entry.listeners) listener(chunk, stream);
         break;
       }
+      case "paused":
+        for (const resolve of entry.paused.splice(0)) resolve();
+        break;
       case "exit":
         entry.exited = true;
         entry.exit.resolve({ code: message.code as number | null, signal: message.signal as NodeJS.Signals | null, leftover: message.leftover === true });
@@ -167,6 +179,7 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
         break;
       case "end":
         entries.delete(message.id as number);
+        for (const resolve of entry.paused.splice(0)) resolve();
         entry.ended();
         break;
     }
@@ -180,6 +193,7 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
     readyReject(new Error(`The sandbox did not start (${detail}): ${stderr.trim().slice(0, 500) || "no output"}`));
     for (const entry of entries.values()) {
       if (!entry.exited) entry.exit.reject(new SandboxDiedError(detail));
+      for (const resolve of entry.paused.splice(0)) resolve();
       entry.ended();
     }
     entries.clear();
@@ -209,7 +223,7 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
       exit.catch(() => undefined);
       let endedResolve!: () => void;
       const ended = new Promise<void>((resolve) => (endedResolve = resolve));
-      const entry: Entry = { pid: 0, listeners: [], exit: { resolve: resolveExit, reject: rejectExit }, ended: endedResolve, exited: false };
+      const entry: Entry = { pid: 0, listeners: [], exit: { resolve: resolveExit, reject: rejectExit }, ended: endedResolve, exited: false, paused: [] };
       if (!alive) {
         rejectExit(new SandboxDiedError("it was not running"));
         endedResolve();
@@ -225,6 +239,13 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
         write: (data) => send({ op: "stdin", id, data: Buffer.from(data).toString("base64") }),
         endStdin: () => send({ op: "stdinEnd", id }),
         kill: (signal = "SIGTERM") => send({ op: "kill", id, signal }),
+        pause: () => {
+          if (!alive || !entries.has(id)) return Promise.resolve();
+          const paused = new Promise<void>((resolve) => entry.paused.push(resolve));
+          send({ op: "pause", id });
+          return paused;
+        },
+        resume: () => send({ op: "resume", id }),
         exit,
         ended,
       };

@@ -204,6 +204,12 @@ export interface FilesystemPolicyRequest {
   /** The session's private temp dir: always writable. */
   tempDir: string;
   home?: string;
+  /**
+   * For a process that lives across calls (the REPL): bwrap's mount point for a missing safety path is an empty
+   * read-only directory instead of an empty file. It stays in the project as long as the process does, and git
+   * lists no empty directory.
+   */
+  directoryPlaceholders?: boolean;
 }
 
 /** Read-denied paths unreadable, Edit-denied and safety paths unwritable, and writable only what the scope allows. */
@@ -225,11 +231,26 @@ export function filesystemPolicy(request: FilesystemPolicyRequest): FilesystemPo
     }
     // what cannot be read must not be replaced either
     for (const p of denyRead) denyWrite.push(...(hasGlob(p) ? expandWriteGlob(p) : [p]));
+    // a deny path below a missing one makes the runtime mount an empty directory there (the path itself stays listed:
+    // should it appear before bwrap starts, it is still bound as it is)
+    if (request.directoryPlaceholders) denyWrite.push(...denyWrite.filter(isMissing).map((p) => path.join(p, PLACEHOLDER_CHILD)));
   }
   return { denyRead: unique(denyRead), allowWrite: unique(allowWrite), denyWrite: unique(denyWrite) };
 }
 
 const unique = (items: string[]) => [...new Set(items)];
+
+/** The name below a missing deny path that turns its mount point into a directory; never created. */
+const PLACEHOLDER_CHILD = ".toolgate-placeholder";
+
+function isMissing(p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
+  }
+}
 
 const fold = (name: string) => name.normalize("NFC").toLowerCase();
 /** At most this many spellings of one rule path (a folder with thousands of look-alike names stops here). */

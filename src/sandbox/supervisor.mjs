@@ -158,6 +158,18 @@ function kill(id, signal) {
   command.escalate = setTimeout(() => signalAll(command, "SIGKILL", id), KILL_GRACE_MS);
 }
 
+/**
+ * Stop (SIGSTOP) or continue (SIGCONT) everything a command runs: a long-lived process (the REPL) is stopped
+ * between its calls, so nothing of it runs while a host-side change could go unnoticed; the mounts are checked
+ * before it continues.
+ */
+function pause(id, signal) {
+  const command = commands.get(id);
+  if (!command || command.exited) return;
+  for (const pid of descendants(command.pgid)) command.tree.add(pid);
+  signalAll(command, signal, id);
+}
+
 /** The end of a command: bash exited, its pipes closed and nothing is left in its group. */
 function maybeEnd(id) {
   const command = commands.get(id);
@@ -245,8 +257,8 @@ function start(request) {
   watch ??= setInterval(watchMounts, MOUNT_WATCH_MS);
   send({ ev: "started", id, pid: child.pid });
   child.stdin?.on("error", () => undefined);
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.on("data", (chunk) => send({ ev: "out", id, data: chunk.toString("base64") }));
+  for (const [fd, stream] of [[1, child.stdout], [2, child.stderr]]) {
+    stream.on("data", (chunk) => send({ ev: "out", id, fd, data: chunk.toString("base64") }));
     stream.on("close", () => {
       command.openStreams--;
       maybeEnd(id);
@@ -280,6 +292,16 @@ function handle(line) {
     case "kill":
       kill(request.id, request.signal === "SIGKILL" ? "SIGKILL" : request.signal === "SIGINT" ? "SIGINT" : "SIGTERM");
       break;
+    case "pause":
+      pause(request.id, "SIGSTOP");
+      send({ ev: "paused", id: request.id });
+      break;
+    case "resume": {
+      const lost = lostMount();
+      if (lost !== undefined) failClosed(lost);
+      pause(request.id, "SIGCONT");
+      break;
+    }
     case "check": {
       const lost = lostMount();
       if (lost !== undefined) failClosed(lost);

@@ -109,3 +109,24 @@ describe("filesystem policy: nested safety paths", () => {
     }
   });
 });
+
+describe("filesystem policy: directory mount points for a long-lived process", () => {
+  it("adds a path below each missing deny path (the runtime then mounts an empty directory there), none below one that exists", () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-policy-")));
+    try {
+      fs.writeFileSync(path.join(root, ".gitmodules"), "");
+      const policy = filesystemPolicy({ permissionContext: createEmptyPermissionContext(root), scope: "workingDirectories", tempDir: path.join(root, "tmp"), directoryPlaceholders: true });
+      const below = (p: string) => policy.denyWrite.filter((d) => d.startsWith(`${p}/`));
+      expect(policy.denyWrite).toContain(path.join(root, ".mcp.json"));
+      expect(below(path.join(root, ".mcp.json"))).toHaveLength(1);
+      expect(policy.denyWrite).toContain(path.join(root, ".gitmodules"));
+      expect(below(path.join(root, ".gitmodules"))).toEqual([]);
+      const plain = filesystemPolicy({ permissionContext: createEmptyPermissionContext(root), scope: "workingDirectories", tempDir: path.join(root, "tmp") });
+      expect(plain.denyWrite.filter((d) => d.startsWith(`${path.join(root, ".mcp.json")}/`))).toEqual([]);
+      const readOnly = filesystemPolicy({ permissionContext: createEmptyPermissionContext(root), scope: "none", tempDir: path.join(root, "tmp"), directoryPlaceholders: true });
+      expect(readOnly.denyWrite).toEqual([]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

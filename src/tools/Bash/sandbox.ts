@@ -8,6 +8,7 @@ import { isForcedAsk, matchCommandPattern } from "../../permissions/index.js";
 import {
   SANDBOX_AUTO_ALLOW_REASON,
   describeSandboxRefusals,
+  persistentSandboxWanted,
   sandboxUnavailableMessage,
   writeScopeFor,
   type Sandbox,
@@ -154,11 +155,6 @@ export async function prepareBashLaunch(
         workingDirectories: [permissionContext.cwd, ...permissionContext.additionalWorkingDirectories.map((d) => d.path)],
       }),
   };
-}
-
-/** Whether Bash runs in the session's long-lived sandbox (on unless TOOLGATE_SANDBOX_PERSISTENT=0). */
-function persistentSandboxWanted(): boolean {
-  return process.env.TOOLGATE_SANDBOX_PERSISTENT !== "0";
 }
 
 /** The `sandbox:` line of `toolgate permissions explain Bash …`: where the command would run and what it could write. */

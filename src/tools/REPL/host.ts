@@ -7,9 +7,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { ToolUseContext } from "../../core/Tool.js";
-import { filesystemPolicy, networkPolicy, sandboxUnavailableMessage, writeScopeFor, type SandboxCommand } from "../../sandbox/index.js";
+import { filesystemPolicy, networkPolicy, persistentSandboxWanted, sandboxUnavailableMessage, writeScopeFor, type SandboxCommand } from "../../sandbox/index.js";
 import { contentRulesView } from "../../permissions/rules.js";
 import { readPassEnv, withoutCredentials } from "../../util/childEnv.js";
+import { childChannel, sandboxChannel, type ReplChannel } from "./channel.js";
 import { REPL_DRIVER } from "./driver.js";
 import { ReplProcess } from "./process.js";
 
@@ -59,7 +60,7 @@ export interface ReplHost {
   acquire(context: ToolUseContext): Promise<Acquired>;
   /** Say on the next call that the state was lost (the process was killed or died). */
   forget(reason: string): Promise<void>;
-  /** The host pid of the running process's wrapper (tests, diagnostics). */
+  /** The running process's pid: its wrapper's on the host, or python's inside the session's long-lived sandbox (tests, diagnostics). */
   readonly pid: number | undefined;
   close(): Promise<void>;
 }
@@ -80,8 +81,16 @@ export function createReplHost(python: string): ReplHost {
 
   const start = async (context: ToolUseContext): Promise<Acquired> => {
     const notes: string[] = [];
-    // ended between calls (a thread called os._exit, the OOM killer): say so once, as after a kill
-    if (running && !running.process.alive && !pendingNotice) pendingNotice = `This is a new Python process: the previous one ended between calls. ${STATE_LOST}`;
+    // its sandbox checks its mounts before the code runs, as before every Bash command: one that lost a mount
+    // has ended itself and the process with it
+    if (running?.process.alive && !(await running.process.check())) await running.process.exited;
+    // ended between calls (a thread called os._exit, the OOM killer, its sandbox): say so once, as after a kill
+    if (running && !running.process.alive && !pendingNotice) {
+      const detail = running.process.exit?.detail;
+      pendingNotice = detail
+        ? `This is a new Python process: the previous one was stopped with its sandbox between calls (${detail}). ${STATE_LOST}`
+        : `This is a new Python process: the previous one ended between calls. ${STATE_LOST}`;
+    }
     if (pendingNotice) {
       notes.push(pendingNotice);
       pendingNotice = undefined;
@@ -89,7 +98,9 @@ export function createReplHost(python: string): ReplHost {
     const sandbox = context.sandbox;
     const permissionContext = context.getAppState().toolPermissionContext;
     const pythonCommand = `exec ${singleQuote(python)} -u -c ${singleQuote(REPL_DRIVER)}`;
-    let script = pythonCommand;
+    const env = { ...withoutCredentials(context.env, readPassEnv(context.options.settings)), PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8" };
+    const cwd = context.getCwd();
+    let channel: ReplChannel | undefined;
     let policyKey = "unsandboxed";
     let wrapped: SandboxCommand | undefined;
     const sandboxed = sandbox?.status === "active";
@@ -110,9 +121,15 @@ export function createReplHost(python: string): ReplHost {
       if (running?.process.alive) notes.push(`The sandbox policy changed since the Python process started (write scope, directories or allowed hosts), so it was restarted. ${STATE_LOST}`);
       await stop();
       try {
-        const command = await sandbox.wrap(pythonCommand, { permissionContext, scope, commandId: `${context.sessionId}:repl:${randomUUID()}` });
-        script = command.command;
-        wrapped = command;
+        if (sandbox.spawn && persistentSandboxWanted()) {
+          // a sandbox of its own, with the supervisor's lost-mount check; it lives as long as the process does
+          const proc = await sandbox.spawn({ permissionContext, scope, script: pythonCommand, cwd, env, stdin: "pipe", longLived: true });
+          channel = sandboxChannel(proc);
+        } else {
+          const command = await sandbox.wrap(pythonCommand, { permissionContext, scope, commandId: `${context.sessionId}:repl:${randomUUID()}` });
+          channel = childChannel({ script: command.command, cwd, env });
+          wrapped = command;
+        }
       } catch (err) {
         return { error: err instanceof Error ? err.message : String(err), notes };
       }
@@ -120,8 +137,7 @@ export function createReplHost(python: string): ReplHost {
       if (running?.process.alive) return { process: running.process, notes, sandboxed: false };
       await stop();
     }
-    const env = { ...withoutCredentials(context.env, readPassEnv(context.options.settings)), PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8" };
-    const process = new ReplProcess({ script, cwd: context.getCwd(), env });
+    const process = new ReplProcess(channel ?? childChannel({ script: pythonCommand, cwd, env }));
     running = { process, policyKey, wrapped, sandboxed };
     try {
       await process.ready;

@@ -115,7 +115,7 @@ export const REPLTool = buildTool<ReplInput, ReplOutput>({
     } else {
       await host.forget(`This is a new Python process: the previous one ended. ${lost}`);
       isError = true;
-      const how = end.signal ? `was killed by ${end.signal}` : `exited with code ${end.code}`;
+      const how = end.detail ? `was stopped with its sandbox (${end.detail})` : end.signal ? `was killed by ${end.signal}` : `exited with code ${end.code}`;
       error = `The Python process ${how} while running the code; the next call starts a new one. ${lost}`;
     }
     return {

@@ -2,17 +2,8 @@
  * One Python process running the REPL driver: started (sandboxed or not) by the host, asked to run code one
  * request at a time, interrupted with KeyboardInterrupt, and stopped with its whole process tree.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import fs from "node:fs";
 import { OutputCollector } from "../Bash/output.js";
-import { killProcessTree, trackGroup, untrackGroup, withTreeMarker } from "../../util/processTree.js";
-
-export interface ReplLaunch {
-  /** The bash script that execs python3 with the driver (wrapped by the sandbox when it is on). */
-  script: string;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
+import type { ReplChannel, ReplExit } from "./channel.js";
 
 export interface ReplRunOptions {
   code: string;
@@ -29,8 +20,8 @@ export type ReplRunEnd =
   | { kind: "done"; value: string | null; error: string | null; interrupted: boolean; timedOut: boolean; aborted: boolean }
   /** The code ignored KeyboardInterrupt: the process was killed. */
   | { kind: "killed"; timedOut: boolean; aborted: boolean }
-  /** The process ended by itself (os._exit, a crash, the sandbox refusing to start it). */
-  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null };
+  /** The process ended by itself (os._exit, a crash, the sandbox refusing to start it) or with its sandbox (`detail`). */
+  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; detail?: string };
 
 interface Reply {
   t: string;
@@ -47,49 +38,44 @@ interface Reply {
 const STARTUP_STDERR_CHARS = 2_000;
 
 export class ReplProcess {
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly channel: ReplChannel;
   private buffered = "";
   private nextId = 1;
   private listener?: (reply: Reply) => void;
   private stderrSink?: OutputCollector;
   private startupStderr = "";
-  private exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
+  private exitInfo?: ReplExit;
   private readonly exitWaiters = new Set<() => void>();
   private killing?: Promise<unknown>;
   private runs: Promise<unknown> = Promise.resolve();
+  private readonly decoder = new TextDecoder("utf-8");
   /** Resolves with the Python version once the driver is ready; rejects with what went wrong otherwise. */
   readonly ready: Promise<string>;
+  /** Resolves once the process has exited. */
+  readonly exited: Promise<void>;
 
-  constructor(launch: ReplLaunch) {
-    this.child = spawn(fs.existsSync("/bin/bash") ? "/bin/bash" : "bash", ["-c", launch.script], {
-      cwd: launch.cwd,
-      env: withTreeMarker(launch.env),
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    });
-    if (this.child.pid !== undefined) trackGroup(this.child.pid);
+  constructor(channel: ReplChannel) {
+    this.channel = channel;
     this.ready = new Promise<string>((resolve, reject) => {
       this.listener = (reply) => {
         if (reply.t === "ready") resolve(reply.version ?? "3");
       };
-      this.child.on("error", (err) => reject(err));
+      channel.onError((err) => reject(err));
       this.onExit(() => {
-        const detail = this.startupStderr.trim();
-        const how = this.exitInfo?.signal ? `was killed by ${this.exitInfo.signal}` : `exited with code ${this.exitInfo?.code}`;
+        const detail = this.exitInfo?.detail ?? this.startupStderr.trim();
+        const how = this.exitInfo?.signal ? `was killed by ${this.exitInfo.signal}` : this.exitInfo?.detail ? "was stopped" : `exited with code ${this.exitInfo?.code}`;
         reject(new Error(`The Python process ${how} before it was ready${detail ? `:\n${detail}` : "."}`));
       });
     });
     this.ready.catch(() => undefined);
-    this.child.stdin.on("error", () => undefined);
-    this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (chunk: string) => this.receive(chunk));
-    this.child.stderr.on("data", (chunk: Buffer) => {
+    this.exited = new Promise((resolve) => this.onExit(resolve));
+    channel.onStdout((chunk) => this.receive(this.decoder.decode(chunk, { stream: true })));
+    channel.onStderr((chunk) => {
       if (this.stderrSink) this.stderrSink.write(chunk);
       else if (this.startupStderr.length < STARTUP_STDERR_CHARS) this.startupStderr += chunk.toString("utf8").slice(0, STARTUP_STDERR_CHARS);
     });
-    this.child.on("exit", (code, signal) => {
-      this.exitInfo = { code, signal };
-      if (this.child.pid !== undefined) untrackGroup(this.child.pid);
+    channel.onExit((exit) => {
+      this.exitInfo = exit;
       const waiters = [...this.exitWaiters];
       this.exitWaiters.clear();
       for (const waiter of waiters) waiter();
@@ -97,11 +83,21 @@ export class ReplProcess {
   }
 
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.channel.pid;
   }
 
   get alive(): boolean {
-    return this.exitInfo === undefined && this.child.pid !== undefined;
+    return this.exitInfo === undefined;
+  }
+
+  /** Why it ended, once it has. */
+  get exit(): ReplExit | undefined {
+    return this.exitInfo;
+  }
+
+  /** Whether its sandbox still protects what it did at the start (false: the sandbox ended itself, and this process). */
+  check(): Promise<boolean> {
+    return this.alive ? this.channel.check() : Promise.resolve(false);
   }
 
   /** Call waiter once the process has exited; returns how to stop waiting. */
@@ -130,7 +126,7 @@ export class ReplProcess {
   }
 
   private send(message: object): void {
-    if (this.alive) this.child.stdin.write(`${JSON.stringify(message)}\n`);
+    if (this.alive) this.channel.write(`${JSON.stringify(message)}\n`);
   }
 
   /** Run code; resolves when it ends one way or another, never rejects. Calls wait for the one before (a subagent shares the REPL). */
@@ -141,8 +137,9 @@ export class ReplProcess {
   }
 
   private runNow(options: ReplRunOptions): Promise<ReplRunEnd> {
-    if (!this.alive) return Promise.resolve(this.killing ? { kind: "killed", timedOut: false, aborted: false } : { kind: "exited", code: this.exitInfo?.code ?? null, signal: this.exitInfo?.signal ?? null });
+    if (!this.alive) return Promise.resolve(this.killing ? { kind: "killed", timedOut: false, aborted: false } : this.exitedEnd());
     const id = this.nextId++;
+    this.channel.resume();
     return new Promise<ReplRunEnd>((resolve) => {
       let timedOut = false;
       let aborted = false;
@@ -157,7 +154,9 @@ export class ReplProcess {
         stopWaiting();
         this.listener = undefined;
         this.stderrSink = undefined;
-        resolve(end);
+        // stopped until the next call, which its sandbox lets continue only with its mounts in place
+        if (end.kind === "done") void this.channel.pause().then(() => resolve(end));
+        else resolve(end);
       };
       const interrupt = () => {
         if (graceTimer) return;
@@ -192,7 +191,7 @@ export class ReplProcess {
       };
       const stopWaiting = this.onExit(() => {
         if (this.killing) finish({ kind: "killed", timedOut, aborted });
-        else finish({ kind: "exited", code: this.exitInfo?.code ?? null, signal: this.exitInfo?.signal ?? null });
+        else finish(this.exitedEnd());
       });
       if (options.signal?.aborted) onAbort();
       else options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -200,11 +199,13 @@ export class ReplProcess {
     });
   }
 
-  /** Stop the process and everything it started; resolves when it has exited. */
+  private exitedEnd(): ReplRunEnd {
+    return { kind: "exited", code: this.exitInfo?.code ?? null, signal: this.exitInfo?.signal ?? null, ...(this.exitInfo?.detail ? { detail: this.exitInfo.detail } : {}) };
+  }
+
+  /** Stop the process and everything it started (also what an exited one left running); resolves when it has exited. */
   kill(): Promise<void> {
-    if (!this.alive) return Promise.resolve();
-    const pid = this.child.pid as number;
-    this.killing ??= killProcessTree(pid);
-    return this.killing.then(() => new Promise<void>((resolve) => this.onExit(resolve)));
+    this.killing ??= this.channel.kill();
+    return this.killing.then(() => this.exited);
   }
 }

@@ -21,6 +21,7 @@ What you get back:
 Limits:
 - Calls time out after ${DEFAULT_TIMEOUT_MS / 1000} s unless you pass \`timeout\` in milliseconds (at most ${MAX_TIMEOUT_MS / 1000} s). On timeout or interrupt the code gets KeyboardInterrupt; if it stops, state is kept. If it does not stop within ${INTERRUPT_GRACE_MS / 1000} s the interpreter is killed and the next call starts a fresh one, with every earlier definition gone: the result says so.
 - No stdin: input() fails at once. exit() does not end the interpreter.
-- It runs in the same sandbox and with the same permissions as Bash: writes outside the project's working directories fail, and network access is limited to the allowed hosts.
+- It runs in a sandbox with the same permissions as Bash: writes outside the project's working directories fail, and network access is limited to the allowed hosts.
+- In the sandbox the interpreter is paused between calls: threads and processes it started run only while a call runs. Start servers and long jobs with Bash (run_in_background) instead.
 - Prefer Read, Grep, Glob and Edit for files; use the REPL for computation, data exploration and quick experiments.`;
 }

@@ -20,6 +20,8 @@ _null = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_null, 0)
 os.close(_null)
 os.dup2(2, 1)
+# The stderr pipe as it was at the start: the end of each run is marked on it (see _run), even if code moves fd 2.
+_err_pipe = os.dup(2)
 _lock = threading.Lock()
 
 def _send(msg):
@@ -145,6 +147,12 @@ def _run(request):
     except BaseException:
         pass
     sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    # Raw writes to fd 1 and 2 (os.write, a subprocess) travel on the stderr pipe, not with the replies: a marker
+    # after them there lets the host wait until it has read all of them before it ends the call.
+    try:
+        os.write(_err_pipe, b"\0repl-end-%d\0" % (request.get("id") or 0,))
+    except BaseException:
+        pass
     _send({"t": "done", "id": request.get("id"), "value": value, "error": error, "interrupted": interrupted})
 
 threading.Thread(target=_reader, daemon=True).start()

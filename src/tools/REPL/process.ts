@@ -49,6 +49,8 @@ export class ReplProcess {
   private killing?: Promise<unknown>;
   private runs: Promise<unknown> = Promise.resolve();
   private readonly decoder = new TextDecoder("utf-8");
+  /** The running call's end mark on the stderr pipe (see the driver's _run). */
+  private endMarker?: EndMarker;
   /** Resolves with the Python version once the driver is ready; rejects with what went wrong otherwise. */
   readonly ready: Promise<string>;
   /** Resolves once the process has exited. */
@@ -71,11 +73,14 @@ export class ReplProcess {
     this.exited = new Promise((resolve) => this.onExit(resolve));
     channel.onStdout((chunk) => this.receive(this.decoder.decode(chunk, { stream: true })));
     channel.onStderr((chunk) => {
-      if (this.stderrSink) this.stderrSink.write(chunk);
-      else if (this.startupStderr.length < STARTUP_STDERR_CHARS) this.startupStderr += chunk.toString("utf8").slice(0, STARTUP_STDERR_CHARS);
+      const output = this.endMarker ? this.endMarker.scan(chunk) : chunk;
+      if (!output.length) return;
+      if (this.stderrSink) this.stderrSink.write(output);
+      else if (this.startupStderr.length < STARTUP_STDERR_CHARS) this.startupStderr += output.toString("utf8").slice(0, STARTUP_STDERR_CHARS);
     });
     channel.onExit((exit) => {
       this.exitInfo = exit;
+      this.endMarker?.giveUp();
       const waiters = [...this.exitWaiters];
       this.exitWaiters.clear();
       for (const waiter of waiters) waiter();
@@ -175,17 +180,25 @@ export class ReplProcess {
       }, options.timeoutMs);
 
       this.stderrSink = options.stderr;
+      const marker = new EndMarker(id);
+      this.endMarker = marker;
       this.listener = (reply) => {
         if (reply.t === "out" && typeof reply.d === "string") {
           (reply.n === "stderr" ? options.stderr : options.stdout).write(Buffer.from(reply.d, "utf8"));
         } else if (reply.t === "done" && reply.id === id) {
-          finish({
-            kind: "done",
-            value: typeof reply.value === "string" ? reply.value : null,
-            error: typeof reply.error === "string" ? reply.error : null,
-            interrupted: reply.interrupted === true,
-            timedOut,
-            aborted,
+          // The reply can overtake raw output still in the stderr pipe: end once the mark after it was read.
+          void marker.seen.then(() => {
+            if (this.endMarker === marker) this.endMarker = undefined;
+            const rest = marker.flush();
+            if (rest.length) options.stderr.write(rest);
+            finish({
+              kind: "done",
+              value: typeof reply.value === "string" ? reply.value : null,
+              error: typeof reply.error === "string" ? reply.error : null,
+              interrupted: reply.interrupted === true,
+              timedOut,
+              aborted,
+            });
           });
         }
       };
@@ -207,5 +220,51 @@ export class ReplProcess {
   kill(): Promise<void> {
     this.killing ??= this.channel.kill();
     return this.killing.then(() => this.exited);
+  }
+}
+
+/**
+ * Finds `\0repl-end-<id>\0` in the stderr stream (it may be split across chunks) and passes the rest on. `seen`
+ * resolves once it was read, or once the process exited (then no mark will come).
+ */
+class EndMarker {
+  private readonly mark: Buffer;
+  private held = Buffer.alloc(0);
+  private found = false;
+  private resolveSeen!: () => void;
+  readonly seen = new Promise<void>((resolve) => (this.resolveSeen = resolve));
+
+  constructor(id: number) {
+    this.mark = Buffer.from(`\0repl-end-${id}\0`, "latin1");
+  }
+
+  /** What of `chunk` (with what was held back) is output; holds back a tail that may be the mark's start. */
+  scan(chunk: Buffer): Buffer {
+    if (this.found) return chunk;
+    const data = this.held.length ? Buffer.concat([this.held, chunk]) : chunk;
+    const at = data.indexOf(this.mark);
+    if (at >= 0) {
+      this.found = true;
+      this.held = Buffer.alloc(0);
+      this.resolveSeen();
+      return Buffer.concat([data.subarray(0, at), data.subarray(at + this.mark.length)]);
+    }
+    let keep = Math.min(this.mark.length - 1, data.length);
+    while (keep > 0 && !this.mark.subarray(0, keep).equals(data.subarray(data.length - keep))) keep--;
+    this.held = Buffer.from(data.subarray(data.length - keep));
+    return data.subarray(0, data.length - keep);
+  }
+
+  /** What is still held back (the call ended without the mark completing it). */
+  flush(): Buffer {
+    const rest = this.held;
+    this.held = Buffer.alloc(0);
+    this.found = true;
+    return rest;
+  }
+
+  /** No mark will come (the process ended). */
+  giveUp(): void {
+    this.resolveSeen();
   }
 }

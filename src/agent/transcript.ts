@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Message } from "../core/messages.js";
-import { projectKey } from "../core/context.js";
+import { projectKey, transcriptPath } from "../core/context.js";
 import { promptText } from "./history.js";
 import { changeSummaryJson, type ChangeSummary } from "./changes.js";
 import { appendPrivateFileSync, ensurePrivateDirSync } from "../util/privateFiles.js";
@@ -34,9 +34,7 @@ export function projectTranscriptDir(home: string, cwd: string): string {
   return path.join(home, "projects", projectKey(cwd));
 }
 
-export function transcriptPath(home: string, cwd: string, sessionId: string): string {
-  return path.join(projectTranscriptDir(home, cwd), `${sessionId}.jsonl`);
-}
+export { transcriptPath };
 
 export interface TranscriptWriter {
   readonly path: string;

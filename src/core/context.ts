@@ -19,6 +19,11 @@ export function projectKey(cwd: string): string {
   return path.resolve(cwd).replace(/[^A-Za-z0-9]/g, "-");
 }
 
+/** Where a session's transcript is kept (written by the agent loop; hooks are told of it). */
+export function transcriptPath(home: string, cwd: string, sessionId: string): string {
+  return path.join(home, "projects", projectKey(cwd), `${sessionId}.jsonl`);
+}
+
 export function getSessionPaths(home: string, cwd: string, sessionId: string): SessionPaths {
   const sessionDir = path.join(home, "projects", projectKey(cwd), sessionId);
   return { home, sessionDir, toolResultsDir: path.join(sessionDir, "tool-results") };

@@ -22,8 +22,8 @@ export interface HookRunnerOptions {
   projectDir: string;
   /** Defaults to the calling context's sessionId. */
   sessionId?: string;
-  /** Sent as `transcript_path`; empty when there is no transcript. */
-  transcriptPath?: string;
+  /** Sent as `transcript_path` (given the calling context's session id); empty when there is no transcript. */
+  transcriptPath?: string | ((sessionId: string) => string);
   /** Base environment of hook processes; defaults to the calling context's env. */
   env?: NodeJS.ProcessEnv;
   /** Kept per output stream of each hook; default 1 MiB. */
@@ -185,9 +185,10 @@ export function createHookRunner(options: HookRunnerOptions): CommandHookRunner 
     const matching = hooks.filter((h) => h.event === event && matches(h) && !seen.has(key(h)) && seen.add(key(h)));
     if (matching.length === 0) return [];
 
+    const sessionId = options.sessionId ?? context.sessionId;
     const stdin = stringifyPayload({
-      session_id: options.sessionId ?? context.sessionId,
-      transcript_path: options.transcriptPath ?? "",
+      session_id: sessionId,
+      transcript_path: (typeof options.transcriptPath === "function" ? options.transcriptPath(sessionId) : options.transcriptPath) ?? "",
       cwd: context.getCwd(),
       permission_mode: context.getAppState().toolPermissionContext.mode,
       hook_event_name: event,

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import type { CanUseToolFn, Tools, ToolUseContext } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
-import { createToolUseContext, getToolgateHome, projectKey } from "../core/context.js";
+import { createToolUseContext, getToolgateHome, projectKey, transcriptPath } from "../core/context.js";
 import { tightenPrivateDirs } from "../util/privateFiles.js";
 import { mergeSettings, formatSettingsLoadError, type SettingSourceName } from "../settings/index.js";
 import { loadSettings, settingsSections } from "./settings.js";
@@ -314,6 +314,11 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
       hookRunner: createHookRunner({
         settings,
         projectDir: cwd,
+        // Claude Code's hooks read the transcript; empty until the agent loop has written one (or never, unsaved).
+        transcriptPath: (id) => {
+          const file = transcriptPath(home, cwd, id);
+          return fs.existsSync(file) ? file : "";
+        },
         env,
         callbacks: options.hookCallbacks,
         pluginHooks: plugins.flatMap((p) => p.hooks.map((h) => ({ ...h, env: { [PLUGIN_ROOT_VARIABLE]: p.root, TOOLGATE_PLUGIN_ROOT: p.root } }))),

@@ -113,7 +113,9 @@ describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
     expect(runs.map((r) => r.hook_event_name)).toEqual(["SessionEnd", "PreCompact", "SessionEnd"]);
     const sessionId = second.lines[0].session_id;
     expect(runs[1]).toMatchObject({ hook_event_name: "PreCompact", trigger: "auto", custom_instructions: "", session_id: sessionId, cwd: dir });
-    expect(typeof runs[1].transcript_path).toBe("string");
+    // the session's own transcript, as Claude Code sends it (the continued session's file, already written)
+    expect(runs[1].transcript_path).toMatch(new RegExp(`/projects/[^/]+/${sessionId}\\.jsonl$`));
+    expect(fs.readFileSync(runs[1].transcript_path, "utf8")).toContain("write a long essay");
     expect(runs[2]).toMatchObject({ hook_event_name: "SessionEnd", reason: "other", session_id: sessionId });
   });
 

@@ -9,6 +9,7 @@ import path from "node:path";
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { CanUseToolFn } from "../core/Tool.js";
+import { prewarmWorkspaceSnapshots } from "../core/pipeline/workspaceTracking.js";
 import type { Message, TextBlock, UserMessage } from "../core/messages.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { rewindFiles } from "../core/context.js";
@@ -314,6 +315,8 @@ export function App(props: AppProps) {
   const runPrompt = async (text: string, options: { shown?: boolean } = {}) => {
     const controller = new AbortController();
     setRunning({ controller, startedAt: Date.now(), label: "Working" });
+    // While the model thinks, the files are read once for undo, so a first Bash call does not wait for it.
+    prewarmWorkspaceSnapshots(context);
     if (!options.shown) view.add({ kind: "user", text });
     redraw();
     // What `!command` printed goes with this prompt, before it.

@@ -61,3 +61,17 @@ export function trackWorkspaceWrites(call: ResolvedCall): WorkspaceTracking | un
   };
   return { ready, finish };
 }
+
+const prewarmed = new WeakSet<object>();
+
+/**
+ * Start the session's first walk now, in the background, so its first writing call does not wait for every
+ * file to be read (the interactive UI calls this when the first prompt is sent, while the model thinks). Only
+ * when a tool that may write anywhere is offered; a failure is left for that call to report. Never rejects.
+ */
+export function prewarmWorkspaceSnapshots(context: ToolUseContext): void {
+  const snapshots = context.workspaceSnapshots;
+  if (!snapshots || snapshots.lastPass || prewarmed.has(snapshots) || !context.options.tools.some((tool) => tool.writesAnywhere)) return;
+  prewarmed.add(snapshots);
+  snapshots.snapshot(workingDirectories(context)).catch(() => undefined);
+}

@@ -81,9 +81,8 @@ export interface HeadlessOptions {
   about?: HeadlessAbout;
   /** Another main model (`set_model`); absent: set_model is refused. */
   switchModel?: (model: string) => Provider;
-  /** `--fallback-model`: a provider for it, tried once when a request of the main model fails as overloaded or not found. */
-  fallbackProvider?: () => Provider;
-  fallbackModelName?: string;
+  /** `--fallback-model`: providers for its models, tried in order when a request fails as overloaded or not found. */
+  fallbackProviders?: () => Provider[];
   /** Runs SessionEnd hooks; the caller's, so a signal handler and the run's end share one run. Default: the session's hook runner. */
   endSession?: () => Promise<SessionHookOutcome | undefined>;
   /** `--max-thinking-tokens` (and set_max_thinking_tokens later). */
@@ -373,10 +372,11 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
       }
       let reminders = 0;
       let echoSkipped = false;
-      const fallbackProvider = options.fallbackProvider && provider.model !== options.fallbackModelName ? options.fallbackProvider() : undefined;
+      // Each prompt starts on the session's model again: an outage does not demote the session for good.
+      const fallbackProviders = options.fallbackProviders?.().filter((p) => p.model !== provider.model);
       for (;;) {
         let part: AgentResult | undefined;
-        for await (const event of query(next, { provider, context: session.context, canUseTool, system: options.system, messages, maxTurns: options.maxTurns, signal: current.signal, compaction, ...(fallbackProvider ? { fallbackProvider } : {}), ...(thinkingTokens ? { thinking: { budgetTokens: thinkingTokens } } : {}) })) {
+        for await (const event of query(next, { provider, context: session.context, canUseTool, system: options.system, messages, maxTurns: options.maxTurns, signal: current.signal, compaction, ...(fallbackProviders?.length ? { fallbackProviders } : {}), ...(thinkingTokens ? { thinking: { budgetTokens: thinkingTokens } } : {}) })) {
           if (event.type === "result") part = event.result;
           else if (event.type === "user" && !echoSkipped) {
             // The prompt itself is not echoed (Claude Code does not); it is still in the transcript.
@@ -457,12 +457,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
         diagnose(`changes in turn ${event.turn}:\n${formatStat(event.summary).trimEnd()}`);
         break;
       case "model_fallback":
-        // The rest of the session goes on with the fallback model, as after set_model.
-        try {
-          if (options.switchModel) provider = options.switchModel(event.to);
-        } catch (err) {
-          notify("warning", `the session stays on ${provider.model} after the fallback request: ${formatError(err)}`);
-        }
+        // The fallback model serves the rest of this prompt; the next one is tried on the session's model first.
         // The SDK's informational banner (a host shows `content`); the models are there for programs.
         await emit({ type: "system", subtype: "informational", level: "warning", content: `${event.from} is unavailable (${event.reason}); retrying on the fallback model ${event.to}.`, from_model: event.from, to_model: event.to, reason: event.reason });
         break;

@@ -121,8 +121,11 @@ export interface QueryOptions {
   onRepeatedCall?: (info: { toolName: string; count: number }) => Promise<"continue" | "stop">;
   /** Automatic compaction: when the next request would reach `threshold` tokens. Absent: never compacts. */
   compaction?: { threshold: number; state: CompactionState };
-  /** `--fallback-model`: used once, for a request the primary model failed as overloaded (529) or not found (404), after its retries. */
-  fallbackProvider?: Provider;
+  /**
+   * `--fallback-model`: tried in order for a request the model failed as overloaded (529) or not found (404), after
+   * its retries and before any of its answer arrived; the one that answers serves the rest of this prompt.
+   */
+  fallbackProviders?: readonly Provider[];
   /** Set when this loop is a subagent: SubagentStop hooks (matched on this type) run instead of Stop, and UserPromptSubmit does not run. */
   subagentType?: string;
 }
@@ -457,13 +460,13 @@ export async function* query(prompt: string | UserBlock[], options: QueryOptions
       if (!stop.complete) {
         if (controller.signal.aborted || stop.reason === "aborted") return yield* end(finish("aborted"));
         const error = assembler.errors.at(-1);
-        // Nothing of the message arrived, so the same request can go to the fallback model; it keeps that model for the prompt.
-        if (error && options.fallbackProvider && (error.kind === "overloaded" || error.status === 404) && assistant.content.length === 0) {
-          const to = options.fallbackProvider;
+        // Nothing of the message arrived, so the same request can go to the next fallback model; it keeps that model for the prompt.
+        const [to, ...laterFallbacks] = options.fallbackProviders ?? [];
+        if (error && to && (error.kind === "overloaded" || error.status === 404) && assistant.content.length === 0) {
           yield { type: "model_fallback", from: options.provider.model, to: to.model, reason: error.message };
           yield { type: "notice", level: "warning", message: `${options.provider.model} failed (${error.message}); trying the request again on the fallback model ${to.model}` };
           options.provider = to;
-          options.fallbackProvider = undefined;
+          options.fallbackProviders = laterFallbacks;
           turns--;
           continue;
         }

@@ -36,7 +36,10 @@ export interface AgentFlags {
   continue?: boolean;
   /** `--resume` alone is true; with an id (or a prefix of one) the string. */
   resume?: string | boolean;
-  /** `--fallback-model`: the model a request goes to once when the main one is overloaded or not found. */
+  /**
+   * `--fallback-model`: models (comma-separated, tried in order) a request goes to when the main one is overloaded
+   * or not found; each prompt starts on the main model again.
+   */
   fallbackModel?: string;
   /** `--agents <json>`: subagents defined inline, over the files' agents of the same name. */
   agents?: string;
@@ -71,6 +74,18 @@ export function findResumedSession(flags: AgentFlags, sessionOptions: SessionOpt
     if (err instanceof SessionNotFoundError) throw new UsageError(`${flags.continue ? "--continue" : "--resume"}: ${err.message}`);
     throw err;
   }
+}
+
+/** `--fallback-model a,b`: providers for each model, in order, each made once when first needed. */
+export function fallbackProviders(prepared: Pick<PreparedAgent, "providerFor">, flag: string): () => Provider[] {
+  const names = flag.split(",").map((name) => name.trim()).filter(Boolean);
+  const made = new Map<string, Provider>();
+  return () =>
+    names.map((name) => {
+      let provider = made.get(name);
+      if (!provider) made.set(name, (provider = prepared.providerFor(name)));
+      return provider;
+    });
 }
 
 export interface PreparedAgent {

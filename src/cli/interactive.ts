@@ -12,7 +12,7 @@ import type { CanUseToolFn, SessionEndReason } from "../core/Tool.js";
 import type { PermissionMode } from "../core/permissionTypes.js";
 import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { compactionThreshold } from "../agent/compact.js";
-import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type Provider, type ProviderName } from "../providers/index.js";
+import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
@@ -21,7 +21,7 @@ import { PromptHistory, historyFile } from "../ui/promptHistory.js";
 import { listProjectFiles } from "../ui/fileMentions.js";
 import { UsageError } from "./errors.js";
 import { packageVersion } from "./version.js";
-import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
+import { fallbackProviders, findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
 import type { Telemetry } from "../telemetry/index.js";
 import { pluginDirsFromFlags, sessionOptionsFromFlags, type SessionFlags } from "./flags.js";
 
@@ -125,7 +125,6 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed, report: (line) => notices.push({ level: "warning", text: line }) });
       if (resumed) notices.push({ level: "info", text: `resumed session ${resumed.sessionId} (${messages.length} messages)` });
       const overrides = readModelOverrides(merged);
-      let fallbackProvider: Provider | undefined;
       const startMode = session.context.getAppState().toolPermissionContext.mode;
 
       // A signal, or the terminal gone (its window closed, ssh dropped: writes fail with EIO before SIGHUP
@@ -146,7 +145,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
             session,
             provider,
             switchModel: prepared.switchModel,
-            ...(current.fallbackModel ? { fallbackModel: { name: current.fallbackModel, provider: () => (fallbackProvider ??= prepared.providerFor(current.fallbackModel!)) } } : {}),
+            ...(current.fallbackModel ? { fallbackProviders: fallbackProviders(prepared, current.fallbackModel) } : {}),
             system,
             messages,
             transcript,

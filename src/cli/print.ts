@@ -10,13 +10,13 @@ import { createAutoModeClassifier } from "../agent/autoMode.js";
 import { compactionThreshold } from "../agent/compact.js";
 import { priceOf } from "../agent/cost.js";
 import { transcriptPath } from "../agent/transcript.js";
-import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type Provider, type ProviderName } from "../providers/index.js";
+import { getModelInfo, readModelOverrides, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
 import { onSignals, signalExitCode, TERMINATION_SIGNALS } from "../core/termination.js";
 import type { AnyObject, HookRunEvent, JSONSchema, SessionHookOutcome } from "../core/Tool.js";
 import { stopTrackedTrees } from "../util/processTree.js";
 import { UsageError } from "./errors.js";
 import { untrustedNotice } from "../trust/index.js";
-import { findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
+import { fallbackProviders, findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
 import type { Telemetry } from "../telemetry/index.js";
 import { expandSlashPrompt } from "../agent/commands.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
@@ -287,7 +287,6 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
     });
     process.on("SIGINT", onSigint);
     try {
-      let fallbackProvider: Provider | undefined;
       const earlyHookEvents: HookRunEvent[] = [];
       const stopEarly = flags.includeHookEvents ? session.context.hookRunner?.observe?.((event) => earlyHookEvents.push(event)) : undefined;
       const { system, messages, transcript } = await startAgentSession(session, { provider, system: baseSystem, cwd, resumed, persist: flags.sessionPersistence !== false, fork: flags.forkSession === true });
@@ -319,7 +318,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
         initialize,
         switchModel: prepared.switchModel,
         endSession,
-        ...(flags.fallbackModel ? { fallbackProvider: () => (fallbackProvider ??= prepared.providerFor(flags.fallbackModel!)), fallbackModelName: flags.fallbackModel } : {}),
+        ...(flags.fallbackModel ? { fallbackProviders: fallbackProviders(prepared, flags.fallbackModel) } : {}),
         ...(thinkingTokens ? { thinkingTokens } : {}),
         ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
         ...(schema

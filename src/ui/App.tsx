@@ -61,8 +61,8 @@ export interface AppProps {
   provider: Provider;
   /** A new provider for `/model NAME`. */
   switchModel(model: string): Provider;
-  /** `--fallback-model`: tried once for a request the model fails as overloaded or not found; the session then stays on it. */
-  fallbackModel?: { name: string; provider(): Provider };
+  /** `--fallback-model`: tried in order for a request the model fails as overloaded or not found, for that prompt only. */
+  fallbackProviders?: () => Provider[];
   system: string[];
   messages: Message[];
   transcript: TranscriptWriter;
@@ -339,9 +339,8 @@ export function App(props: AppProps) {
         messages,
         signal: controller.signal,
         compaction: { threshold: props.compactionThreshold(model), state: compaction.current },
-        ...(props.fallbackModel && model !== props.fallbackModel.name ? { fallbackProvider: props.fallbackModel.provider() } : {}),
+        ...fallbacksFor(model),
       })) {
-        if (event.type === "model_fallback") setModel(event.to);
         if (event.type === "stream" && event.event.type === "tool_call_start") await ensureRenderer(event.event.name);
         record(event);
         view.apply(event);
@@ -382,6 +381,12 @@ export function App(props: AppProps) {
     shellContext.current.push(`<${SHELL_CONTEXT_TAG}>\nThe user ran a shell command themselves:\n<command>${command}</command>\n<output exit_code="${output.code ?? "?"}">\n${body}\n</output>\n</${SHELL_CONTEXT_TAG}>`);
     setRunning(undefined);
     redraw();
+  };
+
+  /** `--fallback-model`: each prompt starts on the session's model; the fallbacks are the other models, in order. */
+  const fallbacksFor = (model: string): { fallbackProviders?: Provider[] } => {
+    const fallbacks = props.fallbackProviders?.().filter((p) => p.model !== model);
+    return fallbacks?.length ? { fallbackProviders: fallbacks } : {};
   };
 
   const setModel = (model: string) => {

@@ -228,7 +228,7 @@ describe("Notification hooks", () => {
 });
 
 describe("--fallback-model", () => {
-  it("a request the main model fails with 529 is tried again once on the fallback model, with a system message; the session stays on it", async () => {
+  it("a request the main model fails with 529 is tried again on the fallback model, with a system message; the next prompt starts on the main model again", async () => {
     const dir = project({});
     const server = await serve({
       turns: [
@@ -249,8 +249,29 @@ describe("--fallback-model", () => {
     const done = await run.done;
     expect(done.code).toBe(0);
     expect(done.lines.find((l) => l.subtype === "informational" && l.from_model)).toMatchObject({ type: "system", level: "warning", from_model: "primary-model", to_model: "backup-model" });
-    expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "backup-model", "backup-model"]);
-    expect(done.lines.filter((l) => l.subtype === "init").map((l) => l.model)).toEqual(["primary-model", "backup-model"]);
+    // The Agent SDK's documented behaviour: an outage does not demote the session for good.
+    expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "backup-model", "primary-model"]);
+    expect(done.lines.filter((l) => l.subtype === "init").map((l) => l.model)).toEqual(["primary-model", "primary-model"]);
+  });
+
+  it("a comma-separated list is tried in order, and a tool loop goes on with the model that answered", async () => {
+    const dir = project({}, { permissions: { allow: ["Bash(echo:*)"] } });
+    const server = await serve({
+      turns: [
+        { status: 529 },
+        { status: 404 },
+        { content: [{ type: "tool_use", id: "toolu_echo", name: "Bash", input: { command: "echo from the loop" } }] },
+        { content: [{ type: "text", text: "answered by the second" }] },
+      ],
+    });
+    const run = await start(["-p", "hi", ...base(dir), "--model", "primary-model", "--fallback-model", "first-backup, second-backup"], { ...envFor(server, dir), TOOLGATE_MAX_RETRIES: "0" }).done;
+    expect(run.code).toBe(0);
+    expect(run.lines.at(-1)).toMatchObject({ type: "result", is_error: false, result: "answered by the second" });
+    expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "first-backup", "second-backup", "second-backup"]);
+    expect(run.lines.filter((l) => l.subtype === "informational" && l.from_model).map((l) => [l.from_model, l.to_model])).toEqual([
+      ["primary-model", "first-backup"],
+      ["first-backup", "second-backup"],
+    ]);
   });
 
   it("without --fallback-model a 529 ends the turn with the error", async () => {

@@ -36,4 +36,12 @@ describe("hook events and the fallback model under the Agent SDK", () => {
     expect(server.requests().map((r) => (r.body as { model: string }).model)).toEqual(["primary-model", "backup-model"]);
     expect(systems(messages).find((m) => m.subtype === "informational" && "from_model" in m)).toMatchObject({ level: "warning", content: expect.stringContaining("backup-model"), from_model: "primary-model", to_model: "backup-model" });
   });
+
+  it("fallbackModel as the SDK documents it: a comma-separated list, tried in order", async () => {
+    const dir = project();
+    const server = await serve({ turns: [{ status: 529 }, { status: 529 }, text("from the second backup")] });
+    const messages = await collect(query({ prompt: "hi", options: sdkOptions(dir, server, { model: "primary-model", fallbackModel: "backup-one,backup-two" }, { TOOLGATE_MAX_RETRIES: "0" }) }));
+    expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "from the second backup" });
+    expect(server.requests().map((r) => (r.body as { model: string }).model)).toEqual(["primary-model", "backup-one", "backup-two"]);
+  });
 });

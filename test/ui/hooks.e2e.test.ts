@@ -135,11 +135,11 @@ describe.skipIf(!hasTmux)("hooks in the terminal UI", () => {
     expect(recorded()).toHaveLength(2);
   });
 
-  it("--fallback-model: a 529 from the model is answered by the fallback model, and the UI says so", async () => {
+  it("--fallback-model: a 529 from the model is answered by the fallback model, the UI says so, and the next prompt tries the main model again", async () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-fallback-")));
     const home = path.join(dir, ".home");
     fs.mkdirSync(home);
-    const server = await startFakeModelServer({ script: { turns: [{ status: 529 }, { content: [{ type: "text", text: "Answer from the backup." }] }] } });
+    const server = await startFakeModelServer({ script: { turns: [{ status: 529 }, { content: [{ type: "text", text: "Answer from the backup." }] }, { content: [{ type: "text", text: "Answer from the main model." }] }] } });
     servers.push(server);
     const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, TOOLGATE_MAX_RETRIES: "0", PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
     const t = new Terminal(dir, env, ["--no-sandbox", "--model", "primary-model", "--fallback-model", "backup-model"]);
@@ -149,6 +149,9 @@ describe.skipIf(!hasTmux)("hooks in the terminal UI", () => {
     await t.key("Enter");
     await t.waitFor("Answer from the backup.", { all: true });
     expect(t.allJoined()).toContain("fallback model backup-model");
-    expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "backup-model"]);
+    await t.type("again");
+    await t.key("Enter");
+    await t.waitFor("Answer from the main model.", { all: true });
+    expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "backup-model", "primary-model"]);
   });
 });

@@ -132,6 +132,8 @@ export function createDirectoryWatcher<T>(barrierDir: string, burstLimit?: numbe
           dirty.add(dir);
           return true;
         }
+        // Unreadable: a walk cannot list it either; a chmod that opens it is a notice in its parent.
+        if (code === "EACCES" || code === "EPERM") return true;
         breakWith(code === "ENOSPC" ? "the kernel's limit of inotify watches was reached (fs.inotify.max_user_watches)" : `a directory could not be watched (${(err as Error).message})`);
         return false;
       }

@@ -42,6 +42,8 @@ export interface SandboxedProcess {
   readonly exit: Promise<SandboxExit>;
   /** Nothing of it is left: bash exited, its pipes closed, its group empty (or the sandbox died). */
   readonly ended: Promise<void>;
+  /** Resolves if processes it started are found running after an exit that reported none (a double fork in flight). */
+  readonly leftoverFound: Promise<void>;
 }
 
 export class SandboxDiedError extends Error {
@@ -67,6 +69,7 @@ interface Entry {
   listeners: ((chunk: Buffer, stream: "stdout" | "stderr") => void)[];
   exit: { resolve(exit: SandboxExit): void; reject(err: Error): void };
   ended: () => void;
+  leftoverFound: () => void;
   exited: boolean;
   paused: (() => void)[];
 }
@@ -172,6 +175,9 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
         entry.exited = true;
         entry.exit.resolve({ code: message.code as number | null, signal: message.signal as NodeJS.Signals | null, leftover: message.leftover === true });
         break;
+      case "leftover":
+        entry.leftoverFound();
+        break;
       case "error":
         entry.exit.reject(new Error(`The command could not start in the sandbox: ${String(message.message)}`));
         entries.delete(message.id as number);
@@ -223,7 +229,9 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
       exit.catch(() => undefined);
       let endedResolve!: () => void;
       const ended = new Promise<void>((resolve) => (endedResolve = resolve));
-      const entry: Entry = { pid: 0, listeners: [], exit: { resolve: resolveExit, reject: rejectExit }, ended: endedResolve, exited: false, paused: [] };
+      let leftoverResolve!: () => void;
+      const leftoverFound = new Promise<void>((resolve) => (leftoverResolve = resolve));
+      const entry: Entry = { pid: 0, listeners: [], exit: { resolve: resolveExit, reject: rejectExit }, ended: endedResolve, leftoverFound: leftoverResolve, exited: false, paused: [] };
       if (!alive) {
         rejectExit(new SandboxDiedError("it was not running"));
         endedResolve();
@@ -248,6 +256,7 @@ export function startSandboxHost(options: SandboxHostOptions): SandboxHost {
         resume: () => send({ op: "resume", id }),
         exit,
         ended,
+        leftoverFound,
       };
     },
     check() {

@@ -97,22 +97,35 @@ function marked(id) {
  */
 function mayHaveLeftover(id, command) {
   if (groupAlive(command.pgid)) return true;
+  const lastPid = () => Number(fs.readFileSync("/proc/sys/kernel/ns_last_pid", "utf8"));
   let last;
   try {
-    last = Number(fs.readFileSync("/proc/sys/kernel/ns_last_pid", "utf8"));
+    last = lastPid();
   } catch {
     return marked(id).length > 0;
   }
-  if (!(last >= command.pgid) || last - command.pgid > 512) return marked(id).length > 0;
-  for (let pid = command.pgid + 1; pid <= last; pid++) {
-    try {
-      process.kill(pid, 0);
-      return marked(id).length > 0;
-    } catch {
-      // not in use
+  // A process that forks and exits while the range is read (a double fork) hands out a pid past `last` first:
+  // the range is read again until no pid was handed out meanwhile.
+  for (let rounds = 0; rounds < 8; rounds++) {
+    if (!(last >= command.pgid) || last - command.pgid > 512) return marked(id).length > 0;
+    for (let pid = command.pgid + 1; pid <= last; pid++) {
+      try {
+        process.kill(pid, 0);
+        return marked(id).length > 0;
+      } catch {
+        // not in use
+      }
     }
+    let now;
+    try {
+      now = lastPid();
+    } catch {
+      return marked(id).length > 0;
+    }
+    if (now === last) return false;
+    last = now;
   }
-  return false;
+  return marked(id).length > 0;
 }
 
 /** Live pids (not zombies) of this pid namespace whose parent chain reaches `root` (setsid'd descendants). */
@@ -175,7 +188,14 @@ function maybeEnd(id) {
   const command = commands.get(id);
   if (!command || !command.exited || command.ended) return;
   // a daemon holding the pipes open is polled for, like one that closed them
-  if (command.openStreams > 0 || mayHaveLeftover(id, command)) {
+  const leftover = mayHaveLeftover(id, command);
+  if (leftover && !command.leftoverReported) {
+    // The check at exit can miss a double fork in flight (the middle process gone, its child not yet in the
+    // pid range read): what is found later is reported then, or the call would wait for the daemon to end.
+    command.leftoverReported = true;
+    send({ ev: "leftover", id });
+  }
+  if (command.openStreams > 0 || leftover) {
     command.polling ??= setInterval(() => maybeEnd(id), GROUP_POLL_MS);
     return;
   }
@@ -266,7 +286,8 @@ function start(request) {
   }
   child.on("exit", (code, signal) => {
     command.exited = true;
-    send({ ev: "exit", id, code, signal, leftover: mayHaveLeftover(id, command) });
+    command.leftoverReported = mayHaveLeftover(id, command);
+    send({ ev: "exit", id, code, signal, leftover: command.leftoverReported });
     maybeEnd(id);
   });
 }

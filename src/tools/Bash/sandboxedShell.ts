@@ -113,9 +113,10 @@ export function startSandboxedShell(options: SandboxedShellOptions): SandboxedSh
       if (options.signal?.aborted) onAbort();
       else options.signal?.addEventListener("abort", onAbort, { once: true });
 
-      const exit = await p.exit;
+      let exit = await p.exit;
       // a killed command is over only once its whole group is
-      if (killRequested || !exit.leftover || options.untilGroupEnds) await p.ended;
+      if (killRequested || options.untilGroupEnds) await p.ended;
+      else if (!exit.leftover && (await Promise.race([p.ended.then(() => false), p.leftoverFound.then(() => true)]))) exit = { ...exit, leftover: true };
       let finalCwd: string | undefined;
       if (options.cwdFile) {
         try {

@@ -67,12 +67,19 @@ export function createDirectoryWatcher<T>(barrierDir: string, burstLimit?: numbe
   let dirty = new Set<string>();
   let events = 0;
   let unnamed = false;
+  let wakeScheduled = false;
   let broken: string | undefined;
   let barrier: fs.FSWatcher | undefined;
   const waiting = new Map<string, () => void>();
   // A quarter of the kernel's queue: past that many notices in one window, an overflow is not ruled out (the
   // count is a lower bound: notices for watches already closed are dropped by libuv uncounted).
-  const limit = burstLimit ?? Math.max(64, Math.floor(queueLimit() / 4));
+  const limit = burstLimit ?? Math.max(1, Math.floor(queueLimit() / 4));
+
+  function wakeAll(): void {
+    const wakes = [...waiting.values()];
+    waiting.clear();
+    for (const wake of wakes) wake();
+  }
 
   function breakWith(why: string): void {
     if (broken) return;
@@ -81,8 +88,7 @@ export function createDirectoryWatcher<T>(barrierDir: string, burstLimit?: numbe
     watched.clear();
     barrier?.close();
     barrier = undefined;
-    for (const wake of waiting.values()) wake();
-    waiting.clear();
+    wakeAll();
   }
 
   function startBarrier(): boolean {
@@ -115,7 +121,16 @@ export function createDirectoryWatcher<T>(barrierDir: string, burstLimit?: numbe
       let watcher: fs.FSWatcher;
       try {
         watcher = fs.watch(dir, { persistent: false }, (_type, name) => {
-          events++;
+          // Past the limit the next take is untrusted whatever the barrier says, and a barrier written while the
+          // kernel's queue was full was dropped with the overflow: the waits end once the notices read with this
+          // one have all been counted (after the poll phase).
+          if (++events > limit && waiting.size && !wakeScheduled) {
+            wakeScheduled = true;
+            setImmediate(() => {
+              wakeScheduled = false;
+              wakeAll();
+            });
+          }
           if (!name) {
             unnamed = true;
             return;
@@ -162,6 +177,7 @@ export function createDirectoryWatcher<T>(barrierDir: string, burstLimit?: numbe
 
     settle() {
       if (broken || !barrier) return Promise.resolve(false);
+      if (events > limit) return Promise.resolve(true);
       const name = `b${process.pid}-${++barrierSerial}`;
       const file = path.join(barrierDir, name);
       return new Promise<boolean>((resolve) => {

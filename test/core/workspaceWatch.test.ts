@@ -3,7 +3,7 @@
  * the same random changes (made in this process, by a shell, and inside the real sandbox), both must report
  * exactly the same files with the same content before, while the watched one walks only when it must.
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -193,6 +193,23 @@ describe.skipIf(!linux)("workspace snapshots from change notices", () => {
     expect((await watched.changesSince([root, other])).changed.map((c) => path.basename(c.filePath))).toEqual(["y.txt"]);
     expect(watched.lastPass?.kind).toBe("notices");
   });
+
+  it("a real overflow of the kernel's queue (20 000 files written while the event loop is blocked) is seen as one, and the pass walks", async () => {
+    const root = fs.realpathSync(tempDir("toolgate-watch-"));
+    fs.writeFileSync(path.join(root, "x.txt"), "x");
+    const { watched } = pair(tempDir("toolgate-watch-store-"));
+    await watched.snapshot([root]);
+    // Blocking: nothing reads the notices while the kernel's queue (16 384 by default) fills and overflows;
+    // libuv then drops the kernel's overflow notice, so only the count tells.
+    execFileSync("sh", ["-c", "i=0; while [ $i -lt 20000 ]; do : > f$i; i=$((i+1)); done"], { cwd: root });
+    const changes = await watched.changesSince([root]);
+    expect(watched.lastPass).toEqual({ kind: "walk", why: expect.stringContaining("the kernel's queue may have overflowed") });
+    expect(changes.changed).toHaveLength(20_000);
+    // and the notices are back for the next pass
+    fs.writeFileSync(path.join(root, "x.txt"), "after");
+    expect((await watched.changesSince([root])).changed.map((c) => path.basename(c.filePath))).toEqual(["x.txt"]);
+    expect(watched.lastPass).toEqual({ kind: "notices" });
+  }, 120_000);
 
   it("after close, passes walk again and nothing is watched", async () => {
     const root = fs.realpathSync(tempDir("toolgate-watch-"));

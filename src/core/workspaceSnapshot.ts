@@ -71,6 +71,8 @@ interface Entry {
   mtimeMs: number;
   ctimeMs: number;
   ino: number;
+  /** Hard links to it: a write through another name is a notice for that name only. */
+  links: number;
   mode: number;
   /** The content hash (the blob's name); absent when the content was not kept. */
   hash?: string;
@@ -200,6 +202,7 @@ export function createWorkspaceSnapshots(
       mtimeMs: stat.mtimeMs,
       ctimeMs: stat.ctimeMs,
       ino: stat.ino,
+      links: stat.nlink,
       mode: stat.mode & 0o7777,
       racy: Math.max(stat.mtimeMs, stat.ctimeMs) >= startedMs - RACY_WINDOW_MS,
       seen,
@@ -386,6 +389,12 @@ export function createWorkspaceSnapshots(
     // Directories gone or replaced: every cached file under one that this pass did not see again is gone.
     const sweep = new Set<string>();
     const register = (dir: string, layers: IgnoreLayer[]) => watcher!.add(dir, { layers });
+    // Inodes with more than one name seen this pass: a new link is a notice for the new name only.
+    const linked = new Set<number>();
+    const visit = (filePath: string, stat: fs.Stats) => {
+      if (stat.nlink > 1) linked.add(stat.ino);
+      visitor.visit(filePath, stat);
+    };
     for (const dirty of [...paths].sort()) {
       const parent = watcher.get(path.dirname(dirty));
       const stat = lstatIfThere(dirty);
@@ -402,17 +411,25 @@ export function createWorkspaceSnapshots(
       if (stat.isDirectory()) {
         sweep.add(dirty);
         if (wasDir) watcher.removeUnder(dirty);
-        if (!skippedDir(name, dirty, parent.layers)) await walkDir(dirty, parent.layers, visitor.visit, register);
+        if (!skippedDir(name, dirty, parent.layers)) await walkDir(dirty, parent.layers, visit, register);
       } else {
         if (wasDir) {
           watcher.removeUnder(dirty);
           sweep.add(dirty);
         }
-        if (stat.isFile() && !isIgnored(parent.layers, dirty, false) && !(stat.size === 0 && PLACEHOLDER_NAMES.has(name))) visitor.visit(dirty, stat);
+        if (stat.isFile() && !isIgnored(parent.layers, dirty, false) && !(stat.size === 0 && PLACEHOLDER_NAMES.has(name))) visit(dirty, stat);
         else sweep.add(dirty);
       }
     }
     if (watcher.broken) return `change notices are off (${watcher.broken})`;
+    // A file with other hard links can change through a name no notice names: it is looked at every pass, and so
+    // is every name of an inode that gained a link.
+    for (const [filePath, entry] of cache) {
+      if ((entry.links < 2 && !linked.has(entry.ino)) || entry.seen === current || sweep.has(filePath)) continue;
+      const stat = lstatIfThere(filePath);
+      if (stat?.isFile()) visitor.visit(filePath, stat);
+      else sweep.add(filePath);
+    }
     if (sweep.size) {
       for (const [filePath, entry] of cache) {
         if (entry.seen === current) continue;

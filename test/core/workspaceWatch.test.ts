@@ -75,7 +75,9 @@ describe.skipIf(!linux)("workspace snapshots from change notices", () => {
     };
     const files = () => {
       const found: string[] = [];
-      for (const dir of [".", ...dirs()]) for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) if (e.isFile() && e.name !== ".gitignore") found.push(path.join(dir, e.name));
+      // Not the hard links the test makes: one written through and then removed or replaced within a call leaves
+      // no trace a notice shows (a documented limit), so they are only ever written through again.
+      for (const dir of [".", ...dirs()]) for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) if (e.isFile() && e.name !== ".gitignore" && !e.name.startsWith("hard")) found.push(path.join(dir, e.name));
       return found.length ? found : ["d0/f1.txt"];
     };
     const operations: Array<() => void> = [
@@ -114,6 +116,20 @@ describe.skipIf(!linux)("workspace snapshots from change notices", () => {
       },
       () => sh(root, `ln -sf d0 link${++counter}; echo log > d1.log 2>/dev/null; mkdir -p build node_modules/m && echo b > build/out.js && echo m > node_modules/m/i.js`),
       () => fs.writeFileSync(path.join(root, ".gitignore"), pick(["*.log\nbuild/\n", "*.log\nbuild/\nd2/\n", "build/\n", "*.log\nbuild/\n*.txt\n!keep.txt\n"])),
+      // hard links: a write through one name changes the other, and only the name written has a notice
+      () => {
+        // (not of an empty placeholder: a file a pass skips is not known by its inode)
+        const file = pick(files().filter((f) => f.endsWith(".txt")));
+        if (file) sh(root, `[ -f '${file}' ] && ln -f '${file}' hard${++counter}.txt && echo through the link >> hard${counter}.txt || true`);
+      },
+      () => {
+        const links = fs.readdirSync(root).filter((name) => name.startsWith("hard"));
+        if (links.length) fs.appendFileSync(path.join(root, pick(links)), "again through a link\n");
+      },
+      () => {
+        const [a, b] = [pick(files()), pick(files())];
+        if (a !== b) sh(root, `[ -f '${a}' ] && [ -f '${b}' ] && mv -f '${a}' '${b}' || true`);
+      },
       // an empty file named like a protected path: what bwrap leaves as a mount point
       () => sh(root, `f='${pick(dirs())}/.bashrc'; [ -d "$f" ] || : > "$f"`),
       () => sh(root, `touch ./touched${++counter}.txt; mv ./touched${counter}.txt ./renamed${counter}.txt`, bwrap),

@@ -444,6 +444,13 @@ export function createWorkspaceSnapshots(
     return undefined;
   }
 
+  /** A cached file whose stat did not move (and whose timestamps can be trusted): stamped as seen by this pass. */
+  function stillTheSame(entry: Entry | undefined, stat: fs.Stats, current: number): boolean {
+    if (!entry || entry.racy || statChanged(entry, stat)) return false;
+    entry.seen = current;
+    return true;
+  }
+
   /** One pass over the working directories, from the change notices when they can be trusted, else a walk. */
   function runPass(roots: readonly string[], visitor: PassVisitor, current: number): Promise<void> {
     const run = async () => {
@@ -470,11 +477,7 @@ export function createWorkspaceSnapshots(
         roots,
         {
           visit(filePath, stat) {
-            const entry = cache.get(filePath);
-            if (entry && !entry.racy && !statChanged(entry, stat)) {
-              entry.seen = current;
-              return;
-            }
+            if (stillTheSame(cache.get(filePath), stat, current)) return;
             cache.set(filePath, capture(filePath, stat, startedMs, current));
           },
           gone: (filePath) => cache.delete(filePath),
@@ -493,10 +496,7 @@ export function createWorkspaceSnapshots(
         {
           visit(filePath, stat) {
             const entry = cache.get(filePath);
-            if (entry && !entry.racy && !statChanged(entry, stat)) {
-              entry.seen = current;
-              return;
-            }
+            if (stillTheSame(entry, stat, current)) return;
             const fresh = capture(filePath, stat, startedMs, current);
             cache.set(filePath, fresh);
             if (!entry) {

@@ -19,6 +19,7 @@ import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { App } from "../ui/App.js";
 import { PromptHistory, historyFile } from "../ui/promptHistory.js";
 import { listProjectFiles } from "../ui/fileMentions.js";
+import { TypeAhead } from "../ui/typeAhead.js";
 import { UsageError } from "./errors.js";
 import { packageVersion } from "./version.js";
 import { fallbackProviders, findResumedSession, prepareAgent, startAgentSession, type AgentFlags } from "./agentSetup.js";
@@ -75,6 +76,15 @@ async function askTrust(folder: string, items: readonly IgnoredSetting[]): Promi
 }
 
 export async function interactiveCommand(promptArg: string | undefined, flags: InteractiveFlags): Promise<number> {
+  const typeAhead = new TypeAhead();
+  try {
+    return await runInteractive(promptArg, flags, typeAhead);
+  } finally {
+    await typeAhead.drop();
+  }
+}
+
+async function runInteractive(promptArg: string | undefined, flags: InteractiveFlags, typeAhead: TypeAhead): Promise<number> {
   if (flags.provider !== undefined && !PROVIDER_NAMES.includes(flags.provider as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(", ")}, got ${JSON.stringify(flags.provider)}`);
   if (flags.baseUrl !== undefined && !URL.canParse(flags.baseUrl)) throw new UsageError(`--base-url needs a URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(flags.baseUrl)}`);
   // Degrading to plain text would be `-p` without its flags: refusing says exactly what to run instead.
@@ -82,13 +92,17 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
     process.stderr.write(NOT_A_TERMINAL);
     return 2;
   }
+  // What is typed from here on is kept raw for the UI (typeAhead.ts).
+  typeAhead.hold();
   void loadBashImplementation().catch(() => undefined);
   const sessionOptions = { ...sessionOptionsFromFlags(flags), pluginDirs: pluginDirsFromFlags(flags, process.cwd()) };
   // A folder that ships hooks, servers, allow rules… is asked about once, before any of it runs.
   const folder = inspectFolderTrust(sessionOptions);
   let trustNotice: string | undefined;
   if (!folder.trust.trusted && folder.untrusted.length > 0) {
+    await typeAhead.toQuestion();
     const answer = await askTrust(folder.trust.folder, folder.untrusted);
+    typeAhead.hold();
     if (answer === "quit") return 0;
     if (answer === "trust") {
       try {
@@ -140,6 +154,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
       const offTermination = onSignals(TERMINATION_SIGNALS, end);
       const offStreams = onTerminalGone(() => end("SIGHUP"));
       try {
+        await typeAhead.toReader();
         const instance = render(
           createElement(App, {
             session,
@@ -186,6 +201,7 @@ export async function interactiveCommand(promptArg: string | undefined, flags: I
     if (!resumeNext) return 0;
     current = { ...current, continue: false, resume: resumeNext };
     firstPrompt = undefined;
+    typeAhead.hold();
   }
 }
 

@@ -75,6 +75,11 @@ export class Terminal {
     return this.tmux(["capture-pane", "-p", "-J", "-S", "-5000", "-t", "t"]);
   }
 
+  /** The terminal device the CLI runs on (for `stty -F`). */
+  tty(): string {
+    return this.tmux(["display-message", "-p", "-t", "t", "#{pane_tty}"]).trim();
+  }
+
   /** Resizes the terminal, as dragging its window does (the CLI gets SIGWINCH). */
   resize(columns: number, rows: number): void {
     this.tmux(["resize-window", "-t", "t", "-x", String(columns), "-y", String(rows)]);

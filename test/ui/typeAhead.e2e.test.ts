@@ -1,0 +1,110 @@
+/**
+ * Keys typed while the UI starts, in the real CLI in tmux: a prompt typed ahead and ended with Enter is sent (it
+ * used to arrive cooked, Enter turned into a line feed, and sat unsent in the prompt with a blank line under it);
+ * Ctrl-C still interrupts a start that hangs; keys typed before the trust question never answer it.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import { hasTmux, Terminal, tuiProject } from "./tmux.js";
+
+vi.setConfig({ testTimeout: 180_000 });
+
+const servers: FakeModelServer[] = [];
+const terminals: Terminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) t.close();
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not seen within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A project whose user settings hold a SessionStart hook that says it started, then waits for `release` to exist. */
+function slowStart(prefix: string): { dir: string; home: string; started: string; release: string } {
+  const { dir, home } = tuiProject(prefix);
+  const started = path.join(dir, "started");
+  const release = path.join(dir, "release");
+  const command = `touch ${JSON.stringify(started)}; while [ ! -e ${JSON.stringify(release)} ]; do sleep 0.05; done`;
+  fs.writeFileSync(path.join(home, "settings.json"), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command, timeout: 120 }] }] } }));
+  return { dir, home, started, release };
+}
+
+function env(home: string, server: FakeModelServer): Record<string, string> {
+  return { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+}
+
+/** The terminal's line settings as `stty -a` prints them. */
+function lineSettings(t: Terminal): string {
+  return execFileSync("stty", ["-F", t.tty(), "-a"], { encoding: "utf8" });
+}
+
+describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
+  it("a prompt typed ahead with Enter is sent once the UI is up, without being echoed over the screen", async () => {
+    const { dir, home, started, release } = slowStart("toolgate-typeahead-");
+    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Answered the early bird." }] }] } });
+    servers.push(server);
+    const t = new Terminal(dir, env(home, server), ["--no-sandbox"], { columns: 120 });
+    terminals.push(t);
+    await until(() => fs.existsSync(started), "the SessionStart hook");
+    // The CLI is past its start and waiting on the hook: the UI is not drawn yet.
+    expect(t.screen()).not.toContain("ask anything");
+    await t.write("hello early\r");
+    fs.writeFileSync(release, "");
+    await t.waitFor("Answered the early bird.", { all: true });
+    const body = server.requests()[0]!.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(JSON.stringify(body.messages.at(-1)!.content)).toContain("hello early");
+    expect(JSON.stringify(body.messages.at(-1)!.content)).not.toContain("hello early\\n");
+    // Once in the transcript and nowhere else: a cooked terminal would have echoed it above the UI too.
+    expect(t.all().split("hello early").length - 1).toBe(1);
+  });
+
+  it("Ctrl-C during a start that hangs ends the CLI, and the terminal is left cooked", async () => {
+    const { dir, home, started } = slowStart("toolgate-typeahead-int-");
+    const server = await startFakeModelServer({ script: { turns: [] } });
+    servers.push(server);
+    const t = new Terminal(dir, env(home, server), ["--no-sandbox"]);
+    terminals.push(t);
+    await until(() => fs.existsSync(started), "the SessionStart hook");
+    expect(lineSettings(t)).toMatch(/(^|\s)-icanon(\s|$)/);
+    await t.write("never sent");
+    await t.key("C-c");
+    await until(() => fs.existsSync(t.exitFile), "the CLI's exit");
+    // killed by SIGINT, as a cooked terminal's Ctrl-C would have
+    expect(fs.readFileSync(t.exitFile, "utf8").trim()).toBe("130");
+    expect(lineSettings(t)).toMatch(/(^|\s)icanon(\s|$)/);
+    expect(server.requests()).toHaveLength(0);
+  });
+
+  it("a key typed before the trust question shows does not answer it", async () => {
+    for (let attempt = 0; ; attempt++) {
+      const { dir, home } = tuiProject("toolgate-typeahead-trust-");
+      fs.mkdirSync(path.join(dir, ".toolgate"));
+      fs.writeFileSync(path.join(dir, ".toolgate/settings.json"), JSON.stringify({ permissions: { allow: ["Bash"] } }));
+      const server = await startFakeModelServer({ script: { turns: [] } });
+      servers.push(server);
+      const t = new Terminal(dir, env(home, server), ["--no-sandbox"]);
+      terminals.push(t);
+      // "y" answers the question with trust. Sent as the CLI starts, it is in the terminal before the question.
+      await t.write("y");
+      if (t.screen().includes("Do you trust")) {
+        // The question was drawn first after all (a very fast start): this attempt proves nothing, try again.
+        if (attempt < 3) continue;
+        throw new Error("the trust question showed before a key sent at once could arrive, four times");
+      }
+      await t.waitFor("Do you trust the files in this folder?");
+      await t.key("Escape");
+      await t.waitFor("ask anything");
+      await t.waitFor("this folder is not trusted", { all: true });
+      expect(fs.existsSync(path.join(home, "trusted-folders.json"))).toBe(false);
+      return;
+    }
+  });
+});

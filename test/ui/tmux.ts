@@ -1,12 +1,13 @@
 /**
- * The real CLI in a real terminal: tmux on a private socket, 80×24 unless asked, keys sent one at a time, the screen read
- * with capture-pane and polled until the expected text shows (no timing thresholds).
+ * The real CLI in a real terminal: tmux on a private socket, 80×24 unless asked, the screen read with capture-pane
+ * and polled until the expected text shows (no timing thresholds). Each key or write waits until the CLI has read
+ * it off the terminal (fixtures/keyAck.mjs reports every read), so the next one is a read of its own.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cliArgs, cliEnv } from "../cliCommand.js";
+import { cliArgs, cliEnv, repoRoot } from "../cliCommand.js";
 
 export { builtIsFresh, cliArgs, repoRoot } from "../cliCommand.js";
 
@@ -26,9 +27,49 @@ function quote(value: string): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const keyAck = path.join(repoRoot, "test/ui/fixtures/keyAck.mjs");
+
+/** The bytes tmux sends for the key names tests use (checked against what a program in tmux reads). */
+const KEY_BYTES: Readonly<Record<string, number>> = {
+  Enter: 1,
+  Escape: 1,
+  Tab: 1,
+  Space: 1,
+  BSpace: 1,
+  BTab: 3,
+  Up: 3,
+  Down: 3,
+  Left: 3,
+  Right: 3,
+  Home: 4,
+  End: 4,
+  PageUp: 4,
+  PageDown: 4,
+  "\\;": 1,
+};
+
+function keyBytes(name: string): number {
+  if (/^C-.$/.test(name)) return 1;
+  const known = KEY_BYTES[name];
+  if (known !== undefined) return known;
+  if ([...name].length === 1) return Buffer.byteLength(name);
+  throw new Error(`Terminal.key: how many bytes tmux sends for ${JSON.stringify(name)} is not known; add it to KEY_BYTES`);
+}
+
+export interface SendOptions {
+  /** false: the CLI will not read it (a program it handed the terminal to gets it, or the terminal turns it into a signal). */
+  read?: boolean;
+  /** false: the CLI reads it, but do not wait for that (sent before the CLI reads anything). */
+  wait?: boolean;
+}
+
 export class Terminal {
   private readonly socket = `toolgate-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   readonly exitFile: string;
+  private readonly ackFile = path.join(os.tmpdir(), `${this.socket}.keys`);
+  /** Bytes sent that the CLI is to read, and bytes it was last seen to have read. */
+  private sent = 0;
+  private seenRead = 0;
 
   constructor(
     readonly cwd: string,
@@ -39,11 +80,11 @@ export class Terminal {
     const size = { columns: options.columns ?? 80, rows: options.rows ?? 24 };
     const stderr = options.stderrFile ? ` 2> ${quote(options.stderrFile)}` : "";
     this.exitFile = path.join(cwd, ".tmux-exit-code");
-    const envPart = Object.entries({ ...cliEnv, ...env })
+    const envPart = Object.entries({ ...cliEnv, ...env, TOOLGATE_TEST_KEY_ACK: this.ackFile })
       .map(([k, v]) => `${k}=${quote(v)}`)
       .join(" ");
     // The pane outlives the CLI (sleep) so its last screen can still be read after it exits.
-    const command = `cd ${quote(cwd)} && env ${envPart} ${quote(process.execPath)} ${[...cliArgs, ...args].map(quote).join(" ")}${stderr}; echo $? > ${quote(this.exitFile)}; sleep 600`;
+    const command = `cd ${quote(cwd)} && env ${envPart} ${quote(process.execPath)} ${["--import", keyAck, ...cliArgs, ...args].map(quote).join(" ")}${stderr}; echo $? > ${quote(this.exitFile)}; sleep 600`;
     this.tmux(["new-session", "-d", "-s", "t", "-x", String(size.columns), "-y", String(size.rows), command]);
     this.tmux(["set-option", "-t", "t", "history-limit", "5000"]);
   }
@@ -85,20 +126,45 @@ export class Terminal {
     this.tmux(["resize-window", "-t", "t", "-x", String(columns), "-y", String(rows)]);
   }
 
-  /** One key (a tmux key name like Enter, Escape, C-o, BTab, or one character). */
-  async key(name: string): Promise<void> {
+  /** One key (a tmux key name like Enter, Escape, C-o, BTab, or one character), once the CLI has read it. */
+  async key(name: string, options: SendOptions = {}): Promise<void> {
+    const bytes = keyBytes(name);
     this.tmux(["send-keys", "-t", "t", name]);
-    await sleep(150);
+    await this.sentBytes(bytes, options, `the key ${name}`);
   }
 
-  /** Types text one character per send-keys (characters sent before Ink reads them would be lost). */
+  /** Types text one character per send-keys, each read by the CLI before the next is sent. */
   async type(text: string): Promise<void> {
     for (const ch of text) await this.key(ch === " " ? "Space" : ch === ";" ? "\\;" : ch);
   }
 
   /** Sends `text` as one write to the terminal, as a fast typist, a paste or a script does (`\r` is Enter). */
-  async write(text: string): Promise<void> {
+  async write(text: string, options: SendOptions = {}): Promise<void> {
     this.tmux(["send-keys", "-t", "t", "-l", text]);
+    await this.sentBytes(Buffer.byteLength(text), options, `the text ${JSON.stringify(text)}`);
+  }
+
+  private async sentBytes(bytes: number, options: SendOptions, what: string): Promise<void> {
+    if (options.read === false) return;
+    this.sent += bytes;
+    if (options.wait === false) return;
+    const deadline = Date.now() + 60_000;
+    while (this.readBytes() < this.sent) {
+      if (Date.now() > deadline) throw new Error(`the CLI did not read ${what} within 60 s (read ${this.seenRead} of ${this.sent} bytes sent); the screen:\n${this.screen()}`);
+      await sleep(10);
+    }
+  }
+
+  /** Bytes the CLI has read off the terminal so far. */
+  private readBytes(): number {
+    let text = "";
+    try {
+      text = fs.readFileSync(this.ackFile, "utf8");
+    } catch {
+      // nothing read yet
+    }
+    this.seenRead = text.split("\n").reduce((sum, line) => sum + (Number(line) || 0), 0);
+    return this.seenRead;
   }
 
   /** Polls until `what` is on the screen (or in the scrollback with `all`); throws with the screen after `timeoutMs`. */
@@ -113,6 +179,7 @@ export class Terminal {
   }
 
   close(): void {
+    fs.rmSync(this.ackFile, { force: true });
     try {
       this.tmux(["kill-server"]);
     } catch {

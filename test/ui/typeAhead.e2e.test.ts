@@ -93,7 +93,7 @@ describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
       const t = new Terminal(dir, env(home, server), ["--no-sandbox"]);
       terminals.push(t);
       // "y" answers the question with trust. Sent as the CLI starts, it is in the terminal before the question.
-      await t.write("y");
+      await t.write("y", { wait: false });
       if (t.screen().includes("Do you trust")) {
         // The question was drawn first after all (a very fast start): this attempt proves nothing, try again.
         if (attempt < 3) continue;

@@ -2,18 +2,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { hasTmux, Terminal } from "./tmux.js";
+import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const servers: FakeModelServer[] = [];
-const terminals: Terminal[] = [];
-afterEach(async () => {
-  for (const t of terminals.splice(0)) t.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { servers, terminals } = closedAfterEach<FakeModelServer>();
 
 const READY = "ask anything";
 

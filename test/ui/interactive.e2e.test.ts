@@ -6,21 +6,16 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { hasTmux, Terminal } from "./tmux.js";
+import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 import { isRunning } from "../tools/Bash/helpers.js";
 import { listSessions } from "../../src/agent/transcript.js";
 
 // A start of the real CLI takes seconds on a loaded 2-core machine; every wait below polls the screen.
 vi.setConfig({ testTimeout: 180_000 });
 
-const servers: FakeModelServer[] = [];
-const terminals: Terminal[] = [];
-afterEach(async () => {
-  for (const t of terminals.splice(0)) t.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { servers, terminals } = closedAfterEach<FakeModelServer>();
 
 async function serve(script: FakeModelScript) {
   const server = await startFakeModelServer({ script });

@@ -7,20 +7,15 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { hasTmux, Terminal } from "./tmux.js";
+import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
 const require = createRequire(import.meta.url);
 const everythingServer = path.join(path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js");
-const servers: FakeModelServer[] = [];
-const terminals: Terminal[] = [];
-afterEach(async () => {
-  for (const t of terminals.splice(0)) t.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { servers, terminals } = closedAfterEach<FakeModelServer>();
 
 describe.skipIf(!hasTmux)("MCP prompts in the UI", () => {
   it("the / menu lists them, a prompt runs with its arguments, a missing one is explained", async () => {

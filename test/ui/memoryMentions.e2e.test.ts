@@ -7,22 +7,16 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { hasTmux, Terminal, tuiProject } from "./tmux.js";
+import { closedAfterEach, hasTmux, Terminal, tuiEnv, tuiProject } from "./tmux.js";
 import { DYNAMIC_SERVER, repoRoot, TSX_IMPORT } from "../mcp/helpers.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const servers: FakeModelServer[] = [];
-const terminals: Terminal[] = [];
-afterEach(async () => {
-  for (const t of terminals.splice(0)) t.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { servers, terminals } = closedAfterEach<FakeModelServer>();
 
 const project = () => tuiProject("toolgate-tui-memory-");
-const envFor = (home: string, url: string, extra: Record<string, string> = {}) => ({ TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", ...extra });
 
 describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
   it("# appends to the picked memory file (not sent); /memory opens it in $EDITOR", async () => {
@@ -32,7 +26,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
     fs.writeFileSync(path.join(dir, "CLAUDE.md"), "# Rules\nKeep it small.");
     const editor = path.join(home, "editor.sh");
     fs.writeFileSync(editor, '#!/bin/sh\necho "- added in the editor" >> "$1"\n', { mode: 0o755 });
-    const terminal = new Terminal(dir, envFor(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
+    const terminal = new Terminal(dir, tuiEnv(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
     terminals.push(terminal);
     await terminal.waitFor("ask anything");
     await terminal.write("# always run the linter\r");
@@ -74,7 +68,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
     // The editor waits until that command is gone: with the UI blocked it would give up and exit 3.
     const editor = path.join(home, "editor.sh");
     fs.writeFileSync(editor, `#!/bin/sh\ni=0\nwhile kill -0 "$(cat ${pidFile})" 2>/dev/null; do i=$((i+1)); [ "$i" -gt 300 ] && exit 3; sleep 0.1; done\necho "- written while the session went on" >> "$1"\n`, { mode: 0o755 });
-    const terminal = new Terminal(dir, envFor(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
+    const terminal = new Terminal(dir, tuiEnv(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
     terminals.push(terminal);
     await terminal.waitFor("ask anything");
     await terminal.waitFor("status-ok");
@@ -104,7 +98,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
     const server = await startFakeModelServer({ script: { turns: [] } });
     servers.push(server);
     const { dir, home } = project();
-    const terminal = new Terminal(dir, envFor(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
+    const terminal = new Terminal(dir, tuiEnv(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
     terminals.push(terminal);
     await terminal.waitFor("ask anything");
     await terminal.write("/memory\r");
@@ -124,7 +118,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
     const started = path.join(dir, "editor-started");
     const editor = path.join(home, "editor.sh");
     fs.writeFileSync(editor, `#!/bin/sh\ntouch ${started}\nexec sleep 120\n`, { mode: 0o755 });
-    const terminal = new Terminal(dir, envFor(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
+    const terminal = new Terminal(dir, tuiEnv(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
     terminals.push(terminal);
     await terminal.waitFor("ask anything");
     await terminal.write("/memory\r");
@@ -154,7 +148,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
     });
     servers.push(server);
     const { dir, home } = project();
-    const terminal = new Terminal(dir, envFor(home, server.url), ["--no-sandbox"], { columns: 100, rows: 30 });
+    const terminal = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"], { columns: 100, rows: 30 });
     terminals.push(terminal);
     await terminal.waitFor("ask anything");
     await terminal.write("/init\r");
@@ -171,7 +165,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
     servers.push(server);
     const { dir, home } = project();
     const mcpConfig = JSON.stringify({ mcpServers: { dyn: { command: process.execPath, args: [...TSX_IMPORT, DYNAMIC_SERVER], cwd: repoRoot } } });
-    const terminal = new Terminal(dir, envFor(home, server.url), ["--no-sandbox", "--mcp-config", mcpConfig], { columns: 100, rows: 30 });
+    const terminal = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox", "--mcp-config", mcpConfig], { columns: 100, rows: 30 });
     terminals.push(terminal);
     await terminal.waitFor("ask anything");
     await terminal.type("summarise @dyn:");

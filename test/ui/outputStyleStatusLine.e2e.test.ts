@@ -8,23 +8,17 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { cliArgs, hasTmux, Terminal, tuiProject } from "./tmux.js";
+import { cliArgs, closedAfterEach, hasTmux, Terminal, tuiEnv, tuiProject } from "./tmux.js";
 import { cliEnv } from "../cliCommand.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const servers: FakeModelServer[] = [];
-const terminals: Terminal[] = [];
-afterEach(async () => {
-  for (const t of terminals.splice(0)) t.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { servers, terminals } = closedAfterEach<FakeModelServer>();
 
 const project = () => tuiProject("toolgate-tui-style-");
 
-const envFor = (home: string, url: string) => ({ TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" });
 const systemOf = (request: { body: unknown }) => JSON.stringify((request.body as { system: unknown }).system);
 
 describe.skipIf(!hasTmux)("output styles and the status line", () => {
@@ -34,7 +28,7 @@ describe.skipIf(!hasTmux)("output styles and the status line", () => {
     const { dir, home } = project();
     fs.mkdirSync(path.join(dir, ".toolgate", "output-styles"), { recursive: true });
     fs.writeFileSync(path.join(dir, ".toolgate", "output-styles", "pirate.md"), "---\nname: pirate\ndescription: answers like a pirate\n---\nSpeak like a pirate in every answer.\n");
-    const terminal = new Terminal(dir, envFor(home, server.url), ["--no-sandbox"], { columns: 100, rows: 30 });
+    const terminal = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"], { columns: 100, rows: 30 });
     terminals.push(terminal);
     await terminal.waitFor("ask anything");
     await terminal.write("/output-style\r");
@@ -57,7 +51,7 @@ describe.skipIf(!hasTmux)("output styles and the status line", () => {
 
     // -p reads the same setting (the local settings file just written)
     // async: the scripted model server runs in this process
-    const printed = await promisify(execFile)(process.execPath, [...cliArgs, "-p", "hi", "--no-sandbox"], { cwd: dir, env: { ...cliEnv, ...envFor(home, server.url) }, encoding: "utf8" });
+    const printed = await promisify(execFile)(process.execPath, [...cliArgs, "-p", "hi", "--no-sandbox"], { cwd: dir, env: { ...cliEnv, ...tuiEnv(home, server.url) }, encoding: "utf8" });
     expect(printed.stdout).toContain("Printed.");
     expect(systemOf(server.requests()[1]!)).toContain("Speak like a pirate in every answer.");
   });
@@ -72,7 +66,7 @@ describe.skipIf(!hasTmux)("output styles and the status line", () => {
       `let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { const j = JSON.parse(s); if (j.permission_mode === "plan") process.exit(4); console.log("SL " + j.model.id + " style=" + j.output_style.name + " mode=" + j.permission_mode + " dir=" + (j.workspace.current_dir === ${JSON.stringify(dir)}) + " sid=" + (j.session_id.length > 8) + " v=" + j.version); });\n`,
     );
     fs.writeFileSync(path.join(home, "settings.json"), JSON.stringify({ statusLine: { type: "command", command: `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}` } }));
-    const terminal = new Terminal(dir, envFor(home, server.url), ["--no-sandbox", "--model", "claude-sonnet-4-5"], { columns: 120, rows: 30 });
+    const terminal = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox", "--model", "claude-sonnet-4-5"], { columns: 120, rows: 30 });
     terminals.push(terminal);
     await terminal.waitFor(/SL claude-sonnet-4-5 style=default mode=default dir=true sid=true v=\d/);
     await terminal.key("BTab");
@@ -93,7 +87,7 @@ describe.skipIf(!hasTmux)("output styles and the status line", () => {
     const marker = path.join(dir, "status-ran");
     fs.mkdirSync(path.join(dir, ".toolgate"));
     fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ statusLine: { type: "command", command: `touch ${marker}; echo PROJECT-SL` } }));
-    const terminal = new Terminal(dir, envFor(home, server.url), ["--no-sandbox"], { columns: 100, rows: 30 });
+    const terminal = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"], { columns: 100, rows: 30 });
     terminals.push(terminal);
     const question = await terminal.waitFor("statusLine");
     expect(question).toContain("touch");

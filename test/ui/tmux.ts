@@ -7,11 +7,37 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterEach } from "vitest";
 import { cliArgs, cliEnv, repoRoot } from "../cliCommand.js";
 
 export { builtIsFresh, cliArgs, repoRoot } from "../cliCommand.js";
 
 export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+
+/** The terminals and model servers a test file starts: push them here and they are closed after each of its tests. */
+export function closedAfterEach<S extends { close(): Promise<unknown> }>(): { servers: S[]; terminals: Terminal[] } {
+  const servers: S[] = [];
+  const terminals: Terminal[] = [];
+  afterEach(async () => {
+    for (const t of terminals.splice(0)) t.close();
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return { servers, terminals };
+}
+
+/** Polls `check` until it holds, failing after `timeoutMs` with `what` in the message. */
+export async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not seen within ${timeoutMs} ms: ${what}`);
+    await sleep(50);
+  }
+}
+
+/** What the CLI gets in these tests: its own home (also HOME), the fake model at `modelUrl`, PATH and TERM. */
+export function tuiEnv(home: string, modelUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: modelUrl, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", ...extra };
+}
 
 /** A fresh project folder (real path) with its own toolgate home inside, `.home`. */
 export function tuiProject(prefix: string): { dir: string; home: string } {

@@ -6,26 +6,13 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { hasTmux, Terminal, tuiProject } from "./tmux.js";
+import { closedAfterEach, hasTmux, Terminal, tuiEnv, tuiProject, until } from "./tmux.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const servers: FakeModelServer[] = [];
-const terminals: Terminal[] = [];
-afterEach(async () => {
-  for (const t of terminals.splice(0)) t.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not seen within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const { servers, terminals } = closedAfterEach<FakeModelServer>();
 
 /** A project whose user settings hold a SessionStart hook that says it started, then waits for `release` to exist. */
 function slowStart(prefix: string): { dir: string; home: string; started: string; release: string } {
@@ -35,10 +22,6 @@ function slowStart(prefix: string): { dir: string; home: string; started: string
   const command = `touch ${JSON.stringify(started)}; while [ ! -e ${JSON.stringify(release)} ]; do sleep 0.05; done`;
   fs.writeFileSync(path.join(home, "settings.json"), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command, timeout: 120 }] }] } }));
   return { dir, home, started, release };
-}
-
-function env(home: string, server: FakeModelServer): Record<string, string> {
-  return { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
 }
 
 /** The terminal's line settings as `stty -a` prints them. */
@@ -51,7 +34,7 @@ describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
     const { dir, home, started, release } = slowStart("toolgate-typeahead-");
     const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Answered the early bird." }] }] } });
     servers.push(server);
-    const t = new Terminal(dir, env(home, server), ["--no-sandbox"], { columns: 120 });
+    const t = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"], { columns: 120 });
     terminals.push(t);
     await until(() => fs.existsSync(started), "the SessionStart hook");
     // The CLI is past its start and waiting on the hook: the UI is not drawn yet.
@@ -70,7 +53,7 @@ describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
     const { dir, home, started } = slowStart("toolgate-typeahead-int-");
     const server = await startFakeModelServer({ script: { turns: [] } });
     servers.push(server);
-    const t = new Terminal(dir, env(home, server), ["--no-sandbox"]);
+    const t = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"]);
     terminals.push(t);
     await until(() => fs.existsSync(started), "the SessionStart hook");
     expect(lineSettings(t)).toMatch(/(^|\s)-icanon(\s|$)/);
@@ -90,7 +73,7 @@ describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
       fs.writeFileSync(path.join(dir, ".toolgate/settings.json"), JSON.stringify({ permissions: { allow: ["Bash"] } }));
       const server = await startFakeModelServer({ script: { turns: [] } });
       servers.push(server);
-      const t = new Terminal(dir, env(home, server), ["--no-sandbox"]);
+      const t = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"]);
       terminals.push(t);
       // "y" answers the question with trust. Sent as the CLI starts, it is in the terminal before the question.
       await t.write("y", { wait: false });

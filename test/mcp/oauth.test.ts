@@ -224,7 +224,7 @@ describe("MCP OAuth: toolgate mcp login, then sessions on the stored login", () 
     const exec = await t.start(["exec", "--trust"], toolCall).done;
     const call = JSON.parse(exec.stdout.trim()).content[0];
     expect(call.is_error).toBe(true);
-    expect(call.content).toContain("needs login: run toolgate mcp login remote");
+    expect(call.content).toContain("needs login: run toolgate mcp login remote, or /mcp login remote in the interactive UI");
   }, 90_000);
 
   it("a callback with the wrong state is refused, nothing is stored, and the listener is closed for a second try", async () => {

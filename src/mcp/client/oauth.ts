@@ -31,7 +31,7 @@ export class McpNeedsLoginError extends Error {
 }
 
 export function needsLoginMessage(serverName: string): string {
-  return `needs login: run toolgate mcp login ${serverName}`;
+  return `needs login: run toolgate mcp login ${serverName}, or /mcp login ${serverName} in the interactive UI`;
 }
 
 /** What a login shows the person: the address to open. */

@@ -144,8 +144,11 @@ export function runPluginCommand(words: readonly string[], context: PluginComman
         }
         if (action === undefined || action === "list") {
           const known = readKnownMarketplaces(context.home);
-          if (context.json) return { code: 0, text: JSON.stringify(known, null, 2) };
-          const names = [...Object.entries(known).map(([name, e]) => `${name}  ${sourceText(e)}`), ...declaredNotKnown(context, known).map(declaredLine)];
+          const declared = declaredNotKnown(context, known);
+          // One map by name: the added ones as known_marketplaces.json has them, the declared ones not added yet
+          // with `declared` (what adds it, where it is declared, why it is not used) and no source or location.
+          if (context.json) return { code: 0, text: JSON.stringify({ ...known, ...Object.fromEntries(declared.map(({ name, ...d }) => [name, { declared: d }])) }, null, 2) };
+          const names = [...Object.entries(known).map(([name, e]) => `${name}  ${sourceText(e)}`), ...declared.map(declaredLine)];
           return { code: 0, text: names.join("\n") || "No marketplaces." };
         }
         throw new ManifestError(`unknown action plugin marketplace ${action}; use add, list, update or remove`);

@@ -56,6 +56,8 @@ describe("a project's extraKnownMarketplaces", () => {
     const listed = await cli("plugin", "marketplace", "list");
     expect(listed.stdout).toContain(`team  (from the project: extraKnownMarketplaces in ${settingsFile}; not used: ${dir} is not a trusted folder: trust it (toolgate trust add "${dir}")`);
     expect((await cli("plugin", "list")).stdout).toContain(`team  (from the project: extraKnownMarketplaces in ${settingsFile}; not used:`);
+    const listedJson = JSON.parse((await cli("plugin", "marketplace", "list", "--json")).stdout);
+    expect(listedJson).toEqual({ team: { declared: { spec: pathToFileURL(repo).href, file: settingsFile, scope: "project", refused: expect.stringContaining(`${dir} is not a trusted folder`) } } });
 
     const refused = await cli("plugin", "install", "kit@team");
     expect(refused.code).toBe(1);
@@ -79,6 +81,10 @@ describe("a project's extraKnownMarketplaces", () => {
     expect(installed.stdout).toContain("Installed kit@team 1.2.0");
     expect(known().team).toMatchObject({ source: { type: "git", url: pathToFileURL(repo).href }, declaredBy: settingsFile });
     expect((await cli("plugin", "marketplace", "list")).stdout).toContain(`team  ${pathToFileURL(repo).href} (added from the project: ${settingsFile})`);
+    // once added, it is listed as added, without `declared`
+    const addedJson = JSON.parse((await cli("plugin", "marketplace", "list", "--json")).stdout);
+    expect(addedJson.team).toMatchObject({ source: { type: "git", url: pathToFileURL(repo).href }, declaredBy: settingsFile });
+    expect(addedJson.team.declared).toBeUndefined();
     expect(fs.readFileSync(path.join(home, "plugins/cache/team/kit/commands/hello.md"), "utf8")).toBe("PROJECT KIT\n");
   });
 

@@ -21,7 +21,10 @@ import type { Telemetry } from "../telemetry/index.js";
 import { expandSlashPrompt } from "../agent/commands.js";
 import { loadBashImplementation } from "../tools/Bash/tool.js";
 import { getBuiltinTools } from "../tools/index.js";
-import { REPLTool, findPython3 } from "../tools/REPL/index.js";
+import { REPLTool } from "../tools/REPL/index.js";
+import { DiagnosticsTool } from "../tools/Diagnostics/index.js";
+import { ListMcpResourcesTool, ReadMcpResourceTool } from "../tools/McpResources/index.js";
+import { COMPUTER_TOOL_NAME } from "../tools/Computer/prompt.js";
 import { createStructuredOutputTool, structuredOutputSystemSection } from "../tools/StructuredOutput/index.js";
 import { isInlineSettings, SETTING_SOURCE_NAMES, type SettingSourceName } from "../settings/index.js";
 import { getToolgateHome } from "../util/home.js";
@@ -205,20 +208,18 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
   };
   const resumed = findResumedSession(flags, sessionOptions);
 
-  // --tools: the built-in tools offered ("default": all of them; an empty list: none).
-  let builtinTools = sessionOptions.tools;
-  // REPL is a built-in wherever python3 is (the session adds it by itself when no list is given)
-  const offered = () => [...getBuiltinTools(), ...(findPython3(sessionOptions.env ?? process.env) ? [REPLTool] : [])];
-  if (flags.tools !== undefined && flags.tools.trim() !== "default") {
-    const wanted = parseList(flags.tools);
-    const all = offered();
-    for (const name of wanted) if (!all.some((t) => t.name === name || t.aliases?.includes(name))) warn(`--tools: toolgate has no built-in tool ${name}`);
-    builtinTools = all.filter((t) => wanted.includes(t.name) || t.aliases?.some((a) => wanted.includes(a)));
+  // --tools: the built-in tools offered ("default": all of them; an empty list: none), chosen from what the session
+  // offers (Diagnostics with a language server, computer with --computer-use, the MCP resource tools with servers).
+  let onlyTools: string[] | undefined;
+  if (sessionOptions.tools === undefined && flags.tools !== undefined && flags.tools.trim() !== "default") {
+    onlyTools = parseList(flags.tools);
+    const known = [...getBuiltinTools(), REPLTool, DiagnosticsTool, ListMcpResourcesTool, ReadMcpResourceTool].flatMap((t) => [t.name, ...(t.aliases ?? [])]).concat(COMPUTER_TOOL_NAME);
+    for (const name of onlyTools) if (!known.includes(name)) warn(`--tools: toolgate has no built-in tool ${name}`);
   }
-  // --json-schema (or initialize's jsonSchema): the model answers with the StructuredOutput tool.
+  // --json-schema (or initialize's jsonSchema): the model answers with the StructuredOutput tool, offered with the rest.
   const schema = initialize?.jsonSchema ?? flagSchema;
   let answered: AnyObject | undefined;
-  if (schema) builtinTools = [...(builtinTools ?? offered()), createStructuredOutputTool(schema as JSONSchema, (value) => (answered = value))];
+  const extraTools = schema ? [createStructuredOutputTool(schema as JSONSchema, (value) => (answered = value))] : [];
 
   let sessionId = resumed && !flags.forkSession ? resumed.sessionId : (flags.sessionId ?? undefined);
   if (flags.sessionId && fs.existsSync(transcriptPath(sessionOptions.home ?? getToolgateHome(), sessionOptions.cwd!, flags.sessionId))) throw new UsageError(`--session-id ${flags.sessionId}: a session with this id exists already (resume it with --resume)`);
@@ -228,7 +229,7 @@ export async function printCommand(promptArg: string | undefined, flags: PrintFl
   const canAsk = (flags.permissionPromptTool !== undefined || inputFormat === "stream-json" || flags.permissionMode === "auto") && flags.permissionPrompts !== "none";
   let telemetry: Telemetry | undefined;
   const mcpConfigFiles = [...(flags.mcpConfig ?? []), ...(initialize?.mcpConfigText !== undefined ? [initialize.mcpConfigText] : [])];
-  const session = await createSession({ ...sessionOptions, ...(builtinTools ? { tools: builtinTools } : {}), mcpConfigFiles, interactive: canAsk, ...(sessionId ? { sessionId } : {}) });
+  const session = await createSession({ ...sessionOptions, ...(onlyTools ? { onlyTools } : {}), ...(extraTools.length ? { extraTools } : {}), mcpConfigFiles, interactive: canAsk, ...(sessionId ? { sessionId } : {}) });
   try {
     if (session.fatalErrors.length > 0) {
       for (const error of session.fatalErrors) process.stderr.write(`toolgate: refusing to run tools: ${error}\n`);

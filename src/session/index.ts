@@ -53,6 +53,13 @@ export interface SessionOptions {
   /** The built-in tools of the session; default every built-in tool. */
   tools?: Tools;
   /**
+   * Of the built-in tools the session would offer (Diagnostics, REPL, computer and the MCP resource tools included,
+   * where the session has them), only those with these names or aliases. Ignored when `tools` is given.
+   */
+  onlyTools?: readonly string[];
+  /** Tools offered besides the built-in ones, whichever those are (the StructuredOutput tool of --json-schema). */
+  extraTools?: Tools;
+  /**
    * Connect the MCP servers of the project's `.mcp.json` and these `--mcp-config` files, adding their tools.
    * Omit to connect none.
    */
@@ -278,7 +285,10 @@ export async function createSession(options: SessionOptions = {}): Promise<Sessi
   }
 
   // The resource tools exist in sessions with MCP servers (a caller's own tool list is kept as given).
-  const builtinTools = options.tools ?? (mcp?.clients.length ? [...defaultTools, ListMcpResourcesTool, ReadMcpResourceTool] : defaultTools);
+  const sessionTools = mcp?.clients.length ? [...defaultTools, ListMcpResourcesTool, ReadMcpResourceTool] : defaultTools;
+  const only = options.onlyTools;
+  const offeredTools = options.tools ?? (only ? sessionTools.filter((t) => only.includes(t.name) || t.aliases?.some((a) => only.includes(a))) : sessionTools);
+  const builtinTools = options.extraTools?.length ? [...offeredTools, ...options.extraTools] : offeredTools;
 
   // A directory from settings may be missing on this machine (settings travel): say so, but it is not a usage error.
   for (const dir of permissionContext.additionalWorkingDirectories) {

@@ -3,6 +3,7 @@
  * (a rule to add, acceptEdits, a domain to list). Built from the runtime's violation lines and the policy
  * the command ran with.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { isPathInside } from "../core/paths.js";
 import type { FilesystemPolicy, WriteScope } from "./policy.js";
@@ -23,6 +24,8 @@ const NETWORK = /^deny network-outbound (\S+?)(?::(\d+))? \((.*)\)$/;
 const FILE = /^deny (\S+) (\/.*)$/;
 /** What a refused write looks like in a command's own output, for when no violation was recorded. */
 const READ_ONLY_OUTPUT = /Read-only file system/;
+/** The path such a line names: `bash: line 1: /x/f: Read-only…`, `touch: cannot touch '/x/f': Read-only…`. */
+const READ_ONLY_PATH = /(?:'([^'\n]+)'|([^\s:'][^\s:]*)): Read-only file system/g;
 /** A connection to this machine's loopback refused: inside the sandbox's network namespace nothing listens there. */
 const LOOPBACK_REFUSED = /(?:Couldn't connect to server|Connection refused|ECONNREFUSED)/i;
 const LOOPBACK_ADDRESS = /\b(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)\b/i;
@@ -52,6 +55,14 @@ export function describeSandboxRefusals(input: SandboxReportInput): string[] {
     const file = FILE.exec(line);
     // the monitor reports every write attempt it saw; only the ones the policy refuses count
     if (file && !isWritable(path.normalize(file[2]), input.filesystem)) paths.add(path.normalize(file[2]));
+  }
+  // The runtime's record of a refusal can come after the command's end on a busy machine: then the paths the
+  // command's own errors name, where their folder exists (a write there fails as read-only, not as missing).
+  if (paths.size === 0 && READ_ONLY_OUTPUT.test(input.output)) {
+    for (const match of input.output.matchAll(READ_ONLY_PATH)) {
+      const named = path.resolve(input.cwd, match[1] ?? match[2]!);
+      if (fs.existsSync(path.dirname(named)) && !isWritable(named, input.filesystem)) paths.add(named);
+    }
   }
   const blocked = [...paths];
   const protectedPaths = blocked.filter((p) => input.filesystem.denyWrite.some((deny) => isPathInside(p, deny)));

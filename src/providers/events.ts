@@ -26,6 +26,8 @@ export interface ProviderError {
   status?: number;
   retryable: boolean;
   message: string;
+  /** How long the server asked to wait before another request (retry-after), when it said. */
+  retryAfterMs?: number;
 }
 
 export interface Usage {

@@ -103,7 +103,7 @@ export async function* withRetry(attempt: Attempt, classify: ErrorClassifier, op
         if (await sleep(delayMs, signal)) continue;
       }
       // Once content was yielded the caller has a partial message: it must not be replayed behind its back.
-      const final = signal?.aborted ? aborted().error : { ...error, retryable: error.retryable && !yieldedContent };
+      const final = signal?.aborted ? aborted().error : withRetryAfter({ ...error, retryable: error.retryable && !yieldedContent }, failure.retryAfterMs);
       if (heldStart) yield heldStart;
       yield { type: "error", error: final };
       yield { type: "stop", reason: final.kind === "aborted" ? "aborted" : "error", complete: false };
@@ -116,6 +116,12 @@ export async function* withRetry(attempt: Attempt, classify: ErrorClassifier, op
       void iterator?.return?.()?.catch?.(() => {});
     }
   }
+}
+
+/** The wait the server asked for, on the error and in its message (a fleet worker reads it there to pause its queue). */
+function withRetryAfter(error: ProviderError, retryAfterMs: number | undefined): ProviderError {
+  if (retryAfterMs === undefined || retryAfterMs < 0) return error;
+  return { ...error, retryAfterMs, message: `${error.message} (the server asked to wait: retry-after ${Math.ceil(retryAfterMs / 1000)} s)` };
 }
 
 function stallFailure(stallMs: number): ProviderFailure {

@@ -164,6 +164,14 @@ describe.each(BOTH)("%s provider: resilience", (_name, at) => {
     expect(errors).toEqual([expect.objectContaining({ kind: "connection" })]);
     expect(stop).toEqual({ reason: "error", complete: false });
   });
+
+  it("17. a 429 that stays after the retries reports the wait the server asked for, on the error and in its message", async () => {
+    const server = await serve({ turns: [{ status: 429, headers: { "retry-after": "7" } }] });
+    const { events, stop } = await run(at(server, { ...FAST_RETRY, maxRetries: 0 }));
+    const errors = events.filter((e) => e.type === "error").map((e) => e.type === "error" && e.error);
+    expect(errors).toEqual([expect.objectContaining({ kind: "rate_limit", status: 429, retryAfterMs: 7000, message: expect.stringContaining("(the server asked to wait: retry-after 7 s)") })]);
+    expect(stop).toEqual({ reason: "error", complete: false });
+  });
 });
 
 describe("anthropic provider without a key", () => {

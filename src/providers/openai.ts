@@ -4,10 +4,10 @@
  * docs/providers.md. The SDK is imported on first use.
  */
 import type { DocumentBlock, ImageBlock, Message, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
-import { CHAT_REASONING_MARK, parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason, type ToolChoice } from "./events.js";
+import { CHAT_REASONING_MARK, parseToolArguments, toolInputDelta, type Provider, type ProviderEvent, type ProviderRequest, type StopReason } from "./events.js";
 import { classifySdkError, locateServer, ProviderFailure, withRetry, type RetryOptions } from "./retry.js";
 import { parseJsonObject, unexpectedBody } from "./wholeBody.js";
-import { deferredToolsNote, renderOpenAITools } from "./toolSchemas.js";
+import { deferredToolsNote, openAIToolChoice, renderOpenAITools } from "./toolSchemas.js";
 import { estimateTokens } from "./models.js";
 import { environmentProxyFetch } from "../util/proxyFetch.js";
 
@@ -71,20 +71,8 @@ export function buildOpenAIRequest(request: ProviderRequest): Record<string, unk
     stream_options: { include_usage: true },
     ...(request.maxTokens ? { [limitKey]: request.maxTokens } : {}),
     ...(tools.length ? { tools } : {}),
-    ...(request.toolChoice && tools.length ? { tool_choice: toolChoiceForOpenAI(request.toolChoice) } : {}),
+    ...(request.toolChoice && tools.length ? { tool_choice: openAIToolChoice(request.toolChoice, (name) => ({ type: "function", function: { name } })) } : {}),
   };
-}
-
-function toolChoiceForOpenAI(choice: ToolChoice): unknown {
-  switch (choice.type) {
-    case "auto":
-    case "none":
-      return choice.type;
-    case "any":
-      return "required";
-    case "tool":
-      return { type: "function", function: { name: choice.name } };
-  }
 }
 
 /** One core message → chat messages: tool results become `role: "tool"` messages, in order, before any text. */

@@ -5,7 +5,7 @@
  */
 import type { DocumentBlock, ImageBlock, Message, ToolResultBlockParam, ToolResultContentBlock } from "../core/messages.js";
 import type { ProviderRequest, ToolChoice, ToolDefinition } from "./events.js";
-import { deferredToolsNote, qualifiesForStrict } from "./toolSchemas.js";
+import { deferredToolsNote, openAIToolChoice, qualifiesForStrict } from "./toolSchemas.js";
 import { APPLY_PATCH_LARK_GRAMMAR } from "./applyPatchGrammar.js";
 
 /**
@@ -116,16 +116,9 @@ function effortFor(budgetTokens: number): "low" | "medium" | "high" {
   return budgetTokens < 4096 ? "low" : budgetTokens < 16384 ? "medium" : "high";
 }
 
+/** A named choice says which kind of tool it is: the patch tool sent as a custom tool is one. */
 function toolChoiceFor(choice: ToolChoice, patchKey: string | undefined): unknown {
-  switch (choice.type) {
-    case "auto":
-    case "none":
-      return choice.type;
-    case "any":
-      return "required";
-    case "tool":
-      return { type: patchKey && choice.name === APPLY_PATCH_TOOL ? "custom" : "function", name: choice.name };
-  }
+  return openAIToolChoice(choice, (name) => ({ type: patchKey && name === APPLY_PATCH_TOOL ? "custom" : "function", name }));
 }
 
 function toInputItems(messages: readonly Message[], patchKey: string | undefined): Item[] {

@@ -5,6 +5,7 @@
 import { toolToDefinition, type ToolDefinition } from "../core/apiSchema.js";
 import type { AnyTool, JSONSchema, PromptOptions, Tools } from "../core/Tool.js";
 import { getDeferredToolNames, getToolsForModel } from "../core/registry.js";
+import type { ToolChoice } from "./events.js";
 
 /** The Anthropic Messages API shape of one tool (also what ToolSearch and `toolgate tools` print). */
 export interface ToolAPISchema {
@@ -60,6 +61,19 @@ export function renderOpenAITools(defs: readonly ToolDefinition[]): OpenAIToolSc
       ...(qualifiesForStrict(def.inputSchema) ? { strict: true as const } : {}),
     },
   }));
+}
+
+/** A tool choice as both OpenAI APIs spell it: "any" is "required"; each API names one tool its own way (`named`). */
+export function openAIToolChoice(choice: ToolChoice, named: (name: string) => unknown): unknown {
+  switch (choice.type) {
+    case "auto":
+    case "none":
+      return choice.type;
+    case "any":
+      return "required";
+    case "tool":
+      return named(choice.name);
+  }
 }
 
 /**

@@ -3,11 +3,10 @@
  * protocol, and an MCP permission prompt tool. An answer's updatedInput is checked again, a failed prompt-tool
  * call is never a yes, and stdin lines that are JSON but not objects are reported and skipped.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { agentEnv, cliArgs, project, repoRoot, runCli, serveModel, type CliRun } from "../cli/agentRun.js";
+import { agentEnv, project, repoRoot, runCli, serveModel, startCli, type CliRun } from "../cli/agentRun.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -15,29 +14,13 @@ const permissionServer = path.join(repoRoot, "test/agent/fixtures/permissionServ
 
 /** A run whose stdin stays open: `onLine` sees each stdout line as it comes and may write to stdin or end it. */
 function startStreaming(args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, any>, write: (value: unknown) => void, end: () => void) => void, first?: unknown): Promise<CliRun> {
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
-  const write = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+  const run = startCli(args, env);
+  const write = (value: unknown) => run.child.stdin.write(`${JSON.stringify(value)}\n`);
+  const end = () => run.child.stdin.end();
   // As under Claude Code, the client writes first: init comes with each prompt, after its user line.
   if (first !== undefined) write(first);
-  const end = () => child.stdin.end();
-  let stdout = "";
-  let stderr = "";
-  let partial = "";
-  const lines: Array<Record<string, any>> = [];
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d;
-    partial += d;
-    let nl: number;
-    while ((nl = partial.indexOf("\n")) >= 0) {
-      const line = partial.slice(0, nl);
-      partial = partial.slice(nl + 1);
-      const value = JSON.parse(line) as Record<string, any>;
-      lines.push(value);
-      onLine(value, write, end);
-    }
-  });
-  child.stderr.on("data", (d: Buffer) => (stderr += d));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr, lines })));
+  run.onLine((line) => onLine(line, write, end));
+  return run.done;
 }
 
 /** The tool_result the model was sent for `id`, as text. */

@@ -4,12 +4,11 @@
  * carrying `answers`, deny with a message). Without anyone to answer, the question fails and the model is told
  * to go on by itself. Both tools are in the init line's tool list.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { FakeModelServer } from "../../scripts/fake-model.mjs";
-import { agentEnv, cliArgs, project, repoRoot, runCli, serveModel, type CliRun } from "../cli/agentRun.js";
+import { agentEnv, project, runCli, serveModel, startCli, type CliRun } from "../cli/agentRun.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -25,31 +24,18 @@ type Answer = (request: Line) => Record<string, unknown>;
 
 /** The CLI with stdin open: each can_use_tool request is answered by `answer` (by tool name); stdin ends at the result. */
 function host(dir: string, server: FakeModelServer, args: string[], answer: Answer): Promise<CliRun & { asked: Line[] }> {
-  const child = spawn(process.execPath, [...cliArgs, ...STREAM, "--cwd", dir, ...args], { cwd: repoRoot, env: agentEnv(server, dir), stdio: ["pipe", "pipe", "pipe"] });
-  const write = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+  const run = startCli([...STREAM, "--cwd", dir, ...args], agentEnv(server, dir));
+  const write = (value: unknown) => run.child.stdin.write(`${JSON.stringify(value)}\n`);
   write({ type: "user", message: { role: "user", content: "go" } });
   const asked: Line[] = [];
-  const lines: Line[] = [];
-  let stdout = "";
-  let stderr = "";
-  let partial = "";
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d;
-    partial += d;
-    let nl: number;
-    while ((nl = partial.indexOf("\n")) >= 0) {
-      const line = JSON.parse(partial.slice(0, nl)) as Line;
-      partial = partial.slice(nl + 1);
-      lines.push(line);
-      if (line.type === "control_request" && line.request.subtype === "can_use_tool") {
-        asked.push(line.request);
-        write({ type: "control_response", response: { subtype: "success", request_id: line.request_id, response: answer(line.request) } });
-      }
-      if (line.type === "result") child.stdin.end();
+  run.onLine((line) => {
+    if (line.type === "control_request" && line.request.subtype === "can_use_tool") {
+      asked.push(line.request);
+      write({ type: "control_response", response: { subtype: "success", request_id: line.request_id, response: answer(line.request) } });
     }
+    if (line.type === "result") run.child.stdin.end();
   });
-  child.stderr.on("data", (d: Buffer) => (stderr += d));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr, lines, asked })));
+  return run.done.then((result) => ({ ...result, asked }));
 }
 
 /** The tool_result the model was sent for `id`. */

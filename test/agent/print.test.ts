@@ -2,15 +2,14 @@
  * `toolgate -p` as a user runs it: the real CLI process against the scripted model server (both providers),
  * asserting on what toolgate printed and on what the model server received.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { cliArgs, repoRoot } from "../cliCommand.js";
+import { describe, expect, it, vi } from "vitest";
+import type { FakeModelScript, FakeModelServer } from "../../scripts/fake-model.mjs";
+import { repoRoot, serveModel, startCli } from "../cli/agentRun.js";
 import { checkSandboxSupport } from "../../src/sandbox/index.js";
 
 // Each test starts the real CLI one to four times; on a loaded 2-core machine a start takes seconds.
@@ -21,17 +20,6 @@ const sandboxRuns = sandboxSupport.available && spawnSync("bwrap", ["--ro-bind",
 
 const permissionServer = path.join(repoRoot, "test/agent/fixtures/permissionServer.ts");
 
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: FakeModelScript) {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
-
 function project(files: Record<string, string> = {}) {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-print-")));
   for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
@@ -39,47 +27,11 @@ function project(files: Record<string, string> = {}) {
   return dir;
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  lines: Array<Record<string, any>>;
-}
-
 function envFor(server: FakeModelServer, provider: "anthropic" | "openai", dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const base = { ...process.env, TOOLGATE_HOME: path.join(dir, ".home"), ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: "", ...extra };
   return provider === "anthropic"
     ? { ...base, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url }
     : { ...base, TOOLGATE_PROVIDER: "openai", OPENAI_API_KEY: "test", OPENAI_BASE_URL: `${server.url}/v1` };
-}
-
-function start(args: string[], env: NodeJS.ProcessEnv, stdin?: string) {
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  const lines: Array<Record<string, any>> = [];
-  const listeners: Array<(line: Record<string, any>) => void> = [];
-  let partial = "";
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d;
-    partial += d;
-    let nl: number;
-    while ((nl = partial.indexOf("\n")) >= 0) {
-      const line = partial.slice(0, nl);
-      partial = partial.slice(nl + 1);
-      try {
-        const value = JSON.parse(line);
-        lines.push(value);
-        for (const l of listeners) l(value);
-      } catch {
-        // text output
-      }
-    }
-  });
-  child.stderr.on("data", (d: Buffer) => (stderr += d));
-  if (stdin !== undefined) child.stdin.end(stdin);
-  const done = new Promise<Run>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr, lines })));
-  return { child, done, lines, onLine: (l: (line: Record<string, any>) => void) => listeners.push(l) };
 }
 
 const readTurns: FakeModelScript = {
@@ -92,9 +44,9 @@ const readTurns: FakeModelScript = {
 describe("toolgate -p", () => {
   for (const provider of ["anthropic", "openai"] as const) {
     it(`${provider}: stream-json prints init, messages, status and a final result; turn 2 carries the tool_result`, async () => {
-      const server = await serve(readTurns);
+      const server = await serveModel(readTurns);
       const dir = project({ "notes.txt": "ship it\n" });
-      const run = await start(["-p", "What does notes.txt say?", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, provider, dir)).done;
+      const run = await startCli(["-p", "What does notes.txt say?", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, provider, dir)).done;
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
       const types = run.lines.map((l) => (l.type === "system" ? `system:${l.subtype}` : l.type));
@@ -120,11 +72,11 @@ describe("toolgate -p", () => {
   }
 
   it("text output prints only the answer; json prints one result object", async () => {
-    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "forty-two" }] }] });
+    const server = await serveModel({ loop: true, turns: [{ content: [{ type: "text", text: "forty-two" }] }] });
     const dir = project();
-    const text = await start(["-p", "answer?", "--cwd", dir, "--no-sandbox"], envFor(server, "anthropic", dir)).done;
+    const text = await startCli(["-p", "answer?", "--cwd", dir, "--no-sandbox"], envFor(server, "anthropic", dir)).done;
     expect(text).toMatchObject({ code: 0, stdout: "forty-two\n" });
-    const json = await start(["-p", "--cwd", dir, "--output-format", "json", "--no-sandbox"], envFor(server, "anthropic", dir), "answer from stdin?").done;
+    const json = await startCli(["-p", "--cwd", dir, "--output-format", "json", "--no-sandbox"], envFor(server, "anthropic", dir), "answer from stdin?").done;
     expect(json.code).toBe(0);
     expect(json.lines).toHaveLength(1);
     expect(json.lines[0]).toMatchObject({ type: "result", subtype: "success", result: "forty-two" });
@@ -134,13 +86,13 @@ describe("toolgate -p", () => {
   it("a Bash call the script waits for starts before the model's message ends", async () => {
     const dir = project();
     const flag = path.join(dir, "started-while-streaming");
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { content: [{ type: "tool_use", id: "toolu_touch", name: "Bash", input: { command: `touch ${flag}` } }, { type: "text", text: "touched" }], steps: [{ after: 1, waitForFile: flag, timeoutMs: 20_000 }] },
         { content: [{ type: "text", text: "done" }] },
       ],
     });
-    const run = await start(["-p", "touch it", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--allowedTools", "Bash(touch:*)"], envFor(server, "anthropic", dir)).done;
+    const run = await startCli(["-p", "touch it", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--allowedTools", "Bash(touch:*)"], envFor(server, "anthropic", dir)).done;
     expect(run.code).toBe(0);
     expect(fs.existsSync(flag)).toBe(true);
     expect(run.lines.at(-1)).toMatchObject({ subtype: "success", num_turns: 2 });
@@ -148,8 +100,8 @@ describe("toolgate -p", () => {
 
   it.skipIf(!sandboxRuns)("--verbose says when the sandbox is what lets a Bash call run", async () => {
     const dir = project();
-    const server = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_ls", name: "Bash", input: { command: "touch made.txt" } }] }, { content: [{ type: "text", text: "ok" }] }] });
-    const run = await start(["-p", "make it", "--cwd", dir, "--verbose"], envFor(server, "anthropic", dir)).done;
+    const server = await serveModel({ turns: [{ content: [{ type: "tool_use", id: "toolu_ls", name: "Bash", input: { command: "touch made.txt" } }] }, { content: [{ type: "text", text: "ok" }] }] });
+    const run = await startCli(["-p", "make it", "--cwd", dir, "--verbose"], envFor(server, "anthropic", dir)).done;
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("[toolgate] Bash allowed: sandboxed, read-only: no rule allows this command, so it runs in the sandbox");
     // read-only indeed: the touch did not write
@@ -158,10 +110,10 @@ describe("toolgate -p", () => {
 
   it("SIGINT during `sleep 30`: a result line within 3 s, exit 130, and every tool_use has its result", async () => {
     const dir = project();
-    const server = await serve({
+    const server = await serveModel({
       turns: [{ content: [{ type: "tool_use", id: "toolu_sleep", name: "Bash", input: { command: "sleep 30" } }], usage: { input_tokens: 5, output_tokens: 5 } }, { content: [{ type: "text", text: "unreached" }] }],
     });
-    const proc = start(["-p", "wait", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir));
+    const proc = startCli(["-p", "wait", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir));
     let signalledAt = 0;
     proc.onLine((line) => {
       if (line.type === "system" && line.subtype === "tool_status" && line.status === "running" && !signalledAt) {
@@ -201,8 +153,8 @@ describe("toolgate -p", () => {
       git(work, "remote", "add", "origin", remote);
       const log = path.join(dir, "questions.jsonl");
       const mcpConfig = JSON.stringify({ mcpServers: { perm: { command: process.execPath, args: ["--import", "tsx", permissionServer], env: { PERMISSION_ANSWER: answer, PERMISSION_LOG: log } } } });
-      const server = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_push", name: "Bash", input: { command: "git push origin main" } }] }, { content: [{ type: "text", text: "pushed?" }] }] });
-      const run = await start(
+      const server = await serveModel({ turns: [{ content: [{ type: "tool_use", id: "toolu_push", name: "Bash", input: { command: "git push origin main" } }] }, { content: [{ type: "text", text: "pushed?" }] }] });
+      const run = await startCli(
         ["-p", "push", "--cwd", work, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--mcp-config", mcpConfig, "--permission-prompt-tool", "mcp__perm__approve"],
         { ...envFor(server, "anthropic", dir), GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
       ).done;
@@ -225,14 +177,14 @@ describe("toolgate -p", () => {
   it("stream-json input: several prompts in one conversation, and a can_use_tool control request answered on stdin", async () => {
     const dir = project();
     const target = path.join(dir, "out.txt");
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { content: [{ type: "text", text: "first answer" }] },
         { content: [{ type: "tool_use", id: "toolu_write", name: "Write", input: { file_path: target, content: "approved" } }] },
         { content: [{ type: "text", text: "written" }] },
       ],
     });
-    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir));
+    const proc = startCli(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir));
     proc.child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: "hello" } })}\n`);
     let results = 0;
     proc.onLine((line) => {
@@ -255,8 +207,8 @@ describe("toolgate -p", () => {
   it("updatedPermissions in a can_use_tool answer are remembered (the next call does not ask); unusable ones are reported and skipped", async () => {
     const dir = project();
     const touch = (id: string, command: string) => ({ content: [{ type: "tool_use" as const, id, name: "Bash", input: { command } }] });
-    const server = await serve({ turns: [touch("toolu_a", "touch a.txt"), touch("toolu_b", "touch b.txt"), touch("toolu_rm", "rm a.txt"), { content: [{ type: "text", text: "done" }] }] });
-    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir));
+    const server = await serveModel({ turns: [touch("toolu_a", "touch a.txt"), touch("toolu_b", "touch b.txt"), touch("toolu_rm", "rm a.txt"), { content: [{ type: "text", text: "done" }] }] });
+    const proc = startCli(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir));
     proc.child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: "make two files, then remove one" } })}\n`);
     const asked: string[] = [];
     proc.onLine((line) => {
@@ -297,8 +249,8 @@ describe("toolgate -p", () => {
   it("denied calls are told to the person on stderr with what would allow them; an ask no one could answer exits 3", async () => {
     const dir = project();
     const target = path.join(dir, "out.txt");
-    const server = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: target, content: "x" } }] }, { content: [{ type: "text", text: "Done." }] }] });
-    const run = await start(["-p", "write out.txt", "--cwd", dir, "--no-sandbox"], envFor(server, "anthropic", dir)).done;
+    const server = await serveModel({ turns: [{ content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: target, content: "x" } }] }, { content: [{ type: "text", text: "Done." }] }] });
+    const run = await startCli(["-p", "write out.txt", "--cwd", dir, "--no-sandbox"], envFor(server, "anthropic", dir)).done;
     expect(run.stdout).toBe("Done.\n");
     expect(fs.existsSync(target)).toBe(false);
     expect(run.code).toBe(3);
@@ -306,8 +258,8 @@ describe("toolgate -p", () => {
     expect(line).toContain(target);
     expect(line).toMatch(/--allowedTools|--permission-mode acceptEdits/);
     // a deny rule is the person's own choice: the line still comes, the exit code stays 0
-    const server2 = await serve({ turns: [{ content: [{ type: "tool_use", id: "toolu_w2", name: "Write", input: { file_path: target, content: "x" } }] }, { content: [{ type: "text", text: "Done." }] }] });
-    const denied = await start(["-p", "write out.txt", "--cwd", dir, "--no-sandbox", "--output-format", "json", "--disallowedTools", "Write"], envFor(server2, "anthropic", dir)).done;
+    const server2 = await serveModel({ turns: [{ content: [{ type: "tool_use", id: "toolu_w2", name: "Write", input: { file_path: target, content: "x" } }] }, { content: [{ type: "text", text: "Done." }] }] });
+    const denied = await startCli(["-p", "write out.txt", "--cwd", dir, "--no-sandbox", "--output-format", "json", "--disallowedTools", "Write"], envFor(server2, "anthropic", dir)).done;
     expect(denied.code).toBe(0);
     expect(JSON.parse(denied.stdout).permission_denials).toEqual([expect.objectContaining({ tool_use_id: "toolu_w2" })]);
     expect(denied.stderr).toMatch(/toolgate: denied Write .*out\.txt: .*denied/);
@@ -315,15 +267,15 @@ describe("toolgate -p", () => {
 
   it("a prompt larger than a request may be is refused before it is sent, and the session goes on with --continue", async () => {
     const dir = project();
-    const server = await serve({ turns: [{ content: [{ type: "text", text: "first answer" }] }, { content: [{ type: "text", text: "still here" }] }] });
+    const server = await serveModel({ turns: [{ content: [{ type: "text", text: "first answer" }] }, { content: [{ type: "text", text: "still here" }] }] });
     const env = envFor(server, "anthropic", dir);
-    expect((await start(["-p", "hello", "--cwd", dir, "--no-sandbox"], env).done).code).toBe(0);
+    expect((await startCli(["-p", "hello", "--cwd", dir, "--no-sandbox"], env).done).code).toBe(0);
     const huge = "x".repeat(5 * 1024 * 1024);
-    const refused = await start(["-p", "--cwd", dir, "--no-sandbox", "--continue"], env, huge).done;
+    const refused = await startCli(["-p", "--cwd", dir, "--no-sandbox", "--continue"], env, huge).done;
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/The prompt was not sent: it is about \d+ tokens \(5\.0 MB\), and claude-sonnet-4-5 takes at most \d+ tokens/);
     expect(server.requests()).toHaveLength(1);
-    const next = await start(["-p", "are you there?", "--cwd", dir, "--no-sandbox", "--continue"], env).done;
+    const next = await startCli(["-p", "are you there?", "--cwd", dir, "--no-sandbox", "--continue"], env).done;
     expect(next.code).toBe(0);
     expect(next.stdout).toBe("still here\n");
     expect(JSON.stringify(server.requests()[1].body)).not.toContain("xxxxxxxxxx");
@@ -333,14 +285,14 @@ describe("toolgate -p", () => {
     const dir = project();
     const home = path.join(dir, ".home");
     const refusal = { type: "error", error: { type: "invalid_request_error", message: "messages.2.content.0: the document could not be read" } };
-    const server = await serve({ turns: [{ content: [{ type: "text", text: "first answer" }] }, { status: 400, body: refusal }, { content: [{ type: "text", text: "still here" }] }] });
+    const server = await serveModel({ turns: [{ content: [{ type: "text", text: "first answer" }] }, { status: 400, body: refusal }, { content: [{ type: "text", text: "still here" }] }] });
     const env = envFor(server, "anthropic", dir);
-    expect((await start(["-p", "hello", "--cwd", dir, "--no-sandbox"], env).done).code).toBe(0);
-    const refused = await start(["-p", "read the broken document", "--cwd", dir, "--no-sandbox", "--continue"], env).done;
+    expect((await startCli(["-p", "hello", "--cwd", dir, "--no-sandbox"], env).done).code).toBe(0);
+    const refused = await startCli(["-p", "read the broken document", "--cwd", dir, "--no-sandbox", "--continue"], env).done;
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("the document could not be read");
     expect(refused.stderr).toContain("the prompt was not kept in the session (the model server refused it)");
-    const next = await start(["-p", "are you there?", "--cwd", dir, "--no-sandbox", "--continue"], env).done;
+    const next = await startCli(["-p", "are you there?", "--cwd", dir, "--no-sandbox", "--continue"], env).done;
     expect(next.code).toBe(0);
     expect(next.stdout).toBe("still here\n");
     const sent = JSON.stringify(server.requests()[2].body.messages);
@@ -358,14 +310,14 @@ describe("toolgate -p", () => {
 
   it("@file in a -p prompt attaches the file through Read; a file a rule denies is not attached, and stderr says so", async () => {
     const dir = project({ "notes.txt": "the launch moves to thursday\n", "secret.txt": "hunter2\n" });
-    const server = await serve({ turns: [{ content: [{ type: "text", text: "Thursday." }] }, { content: [{ type: "text", text: "Cannot see it." }] }] });
+    const server = await serveModel({ turns: [{ content: [{ type: "text", text: "Thursday." }] }, { content: [{ type: "text", text: "Cannot see it." }] }] });
     const env = envFor(server, "anthropic", dir);
-    const run = await start(["-p", "when is the launch? @notes.txt", "--cwd", dir, "--no-sandbox"], env).done;
+    const run = await startCli(["-p", "when is the launch? @notes.txt", "--cwd", dir, "--no-sandbox"], env).done;
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
     expect(run.stdout).toBe("Thursday.\n");
     expect(JSON.stringify(server.requests()[0]!.body.messages)).toContain("the launch moves to thursday");
-    const denied = await start(["-p", "what is in @secret.txt", "--cwd", dir, "--no-sandbox", "--disallowedTools", "Read(./secret.txt)"], env).done;
+    const denied = await startCli(["-p", "what is in @secret.txt", "--cwd", dir, "--no-sandbox", "--disallowedTools", "Read(./secret.txt)"], env).done;
     expect(denied.stdout).toBe("Cannot see it.\n");
     expect(denied.stderr).toMatch(/warning: @secret\.txt was not attached: .*denied/i);
     expect(JSON.stringify(server.requests()[1]!.body)).not.toContain("hunter2");
@@ -373,7 +325,7 @@ describe("toolgate -p", () => {
 
   it("no API key: the message names the variables to set, and nothing is sent", async () => {
     const dir = project();
-    const run = await start(["-p", "hi", "--cwd", dir, "--no-sandbox"], { ...process.env, TOOLGATE_HOME: path.join(dir, ".home"), ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: "", TOOLGATE_PROVIDER: "" }).done;
+    const run = await startCli(["-p", "hi", "--cwd", dir, "--no-sandbox"], { ...process.env, TOOLGATE_HOME: path.join(dir, ".home"), ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: "", TOOLGATE_PROVIDER: "" }).done;
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("No API key for Anthropic: set ANTHROPIC_API_KEY");
     expect(run.stderr).toContain("OPENAI_BASE_URL and OPENAI_API_KEY");
@@ -393,7 +345,7 @@ describe("toolgate -p", () => {
       const url = provider === "anthropic" ? `http://127.0.0.1:${closed}` : `http://127.0.0.1:${closed}/v1`;
       const variable = provider === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
       const env = { ...process.env, TOOLGATE_HOME: path.join(dir, ".home"), TOOLGATE_MAX_RETRIES: "1", ANTHROPIC_BASE_URL: "", OPENAI_BASE_URL: "", ...(provider === "anthropic" ? { ANTHROPIC_API_KEY: "test" } : { TOOLGATE_PROVIDER: "openai", OPENAI_API_KEY: "test" }), [variable]: url };
-      const run = await start(["-p", "hi", "--cwd", dir, "--no-sandbox"], env).done;
+      const run = await startCli(["-p", "hi", "--cwd", dir, "--no-sandbox"], env).done;
       expect(run.code).toBe(1);
       const lines = run.stderr.trimEnd().split("\n");
       expect(lines).toHaveLength(2);
@@ -405,17 +357,17 @@ describe("toolgate -p", () => {
   it("an HTTP error says the status once, with the server's message", async () => {
     const dir = project();
     for (const provider of ["anthropic", "openai"] as const) {
-      const server = await serve({ turns: [{ status: 500, body: provider === "anthropic" ? { type: "error", error: { type: "api_error", message: "the shard is down" } } : { error: { message: "the shard is down", type: "server_error" } } }] });
-      const run = await start(["-p", "hi", "--cwd", dir, "--no-sandbox"], envFor(server, provider, dir, { TOOLGATE_MAX_RETRIES: "0" })).done;
+      const server = await serveModel({ turns: [{ status: 500, body: provider === "anthropic" ? { type: "error", error: { type: "api_error", message: "the shard is down" } } : { error: { message: "the shard is down", type: "server_error" } } }] });
+      const run = await startCli(["-p", "hi", "--cwd", dir, "--no-sandbox"], envFor(server, provider, dir, { TOOLGATE_MAX_RETRIES: "0" })).done;
       expect(run.code).toBe(1);
       expect(run.stderr).toBe("toolgate: The model server answered HTTP 500: the shard is down\n");
     }
   });
 
   it("a model server that fails for good still ends with a result line and exit 1", async () => {
-    const server = await serve({ turns: [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }] });
+    const server = await serveModel({ turns: [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }] });
     const dir = project();
-    const run = await start(["-p", "hi", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir)).done;
+    const run = await startCli(["-p", "hi", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], envFor(server, "anthropic", dir)).done;
     expect(run.code).toBe(1);
     expect(run.lines.at(-1)).toMatchObject({ type: "result", is_error: true, subtype: "error_during_execution" });
     expect(run.lines.at(-1)!.result).toMatch(/invalid x-api-key/);
@@ -423,10 +375,10 @@ describe("toolgate -p", () => {
 
   it("usage errors are one line and exit 2", async () => {
     const dir = project();
-    const bad = await start(["-p", "x", "--cwd", dir, "--output-format", "yaml"], { ...process.env, TOOLGATE_HOME: path.join(dir, ".home") }).done;
+    const bad = await startCli(["-p", "x", "--cwd", dir, "--output-format", "yaml"], { ...process.env, TOOLGATE_HOME: path.join(dir, ".home") }).done;
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^toolgate: --output-format must be one of text, json, stream-json/);
-    const noTool = await start(["-p", "x", "--cwd", dir, "--permission-prompt-tool", "mcp__none__x"], { ...process.env, TOOLGATE_HOME: path.join(dir, ".home") }).done;
+    const noTool = await startCli(["-p", "x", "--cwd", dir, "--permission-prompt-tool", "mcp__none__x"], { ...process.env, TOOLGATE_HOME: path.join(dir, ".home") }).done;
     expect(noTool.code).toBe(2);
     expect(noTool.stderr).toMatch(/no such MCP tool/);
   });
@@ -439,10 +391,10 @@ describe("toolgate -p --permission-mode auto", () => {
     it(`the classifier ${decision === "allow" ? "allows" : "denies"} a call that would ask, and the decision is logged with its reason`, async () => {
       const dir = project();
       const file = path.join(dir, "made-by-auto");
-      const server = await serve({
+      const server = await serveModel({
         turns: [touchTurn(file), { content: [{ type: "text", text: `{"decision": "${decision}", "reason": "scripted ${decision}"}` }] }, { content: [{ type: "text", text: "finished" }] }],
       });
-      const run = await start(["-p", "create the marker file", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
+      const run = await startCli(["-p", "create the marker file", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
       expect(run.code).toBe(0);
       expect(fs.existsSync(file)).toBe(decision === "allow");
       expect(run.lines.find((l) => l.subtype === "auto_mode")).toMatchObject({ tool_name: "Bash", decision, reason: `scripted ${decision}` });
@@ -462,8 +414,8 @@ describe("toolgate -p --permission-mode auto", () => {
     fs.mkdirSync(path.join(dir, ".toolgate"));
     fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ permissions: { ask: ["Bash(touch:*)"] } }));
     const file = path.join(dir, "never");
-    const server = await serve({ turns: [touchTurn(file), { content: [{ type: "text", text: "ok" }] }] });
-    const run = await start(["-p", "touch", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
+    const server = await serveModel({ turns: [touchTurn(file), { content: [{ type: "text", text: "ok" }] }] });
+    const run = await startCli(["-p", "touch", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--permission-mode", "auto"], envFor(server, "anthropic", dir)).done;
     expect(run.code).toBe(0);
     expect(server.requests()).toHaveLength(2); // no classifier request
     expect(fs.existsSync(file)).toBe(false);
@@ -471,8 +423,8 @@ describe("toolgate -p --permission-mode auto", () => {
 
     const other = project();
     const file2 = path.join(other, "garbled");
-    const server2 = await serve({ turns: [touchTurn(file2), { content: [{ type: "text", text: "sure, go ahead!" }] }, { content: [{ type: "text", text: "ok" }] }] });
-    const run2 = await start(["-p", "touch", "--cwd", other, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--permission-mode", "auto"], envFor(server2, "anthropic", other)).done;
+    const server2 = await serveModel({ turns: [touchTurn(file2), { content: [{ type: "text", text: "sure, go ahead!" }] }, { content: [{ type: "text", text: "ok" }] }] });
+    const run2 = await startCli(["-p", "touch", "--cwd", other, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--permission-mode", "auto"], envFor(server2, "anthropic", other)).done;
     expect(fs.existsSync(file2)).toBe(false);
     expect(run2.lines.find((l) => l.subtype === "auto_mode")).toMatchObject({ decision: "deny" });
     expect(run2.lines.find((l) => l.subtype === "auto_mode")!.reason).toMatch(/could not judge/);
@@ -482,14 +434,14 @@ describe("toolgate -p --permission-mode auto", () => {
 describe("toolgate -p: transcripts and resume", () => {
   it("after kill -9 mid-tool, --continue sends a well-formed history (the cut call answered) and goes on", async () => {
     const dir = project();
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { content: [{ type: "text", text: "waiting" }, { type: "tool_use", id: "toolu_long", name: "Bash", input: { command: "sleep 30" } }] },
         { content: [{ type: "text", text: "resumed fine" }] },
       ],
     });
     const env = envFor(server, "anthropic", dir);
-    const proc = start(["-p", "first prompt", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], env);
+    const proc = startCli(["-p", "first prompt", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"], env);
     proc.onLine((line) => {
       if (line.type === "system" && line.subtype === "tool_status" && line.status === "running") setTimeout(() => proc.child.kill("SIGKILL"), 200);
     });
@@ -497,7 +449,7 @@ describe("toolgate -p: transcripts and resume", () => {
     expect(killed.code).toBe(null);
     const sessionId = killed.lines[0].session_id as string;
 
-    const run = await start(["-p", "second prompt", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--continue"], env).done;
+    const run = await startCli(["-p", "second prompt", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--continue"], env).done;
     expect(run.code).toBe(0);
     expect(run.lines[0].session_id).toBe(sessionId);
     expect(run.lines.at(-1)).toMatchObject({ result: "resumed fine" });
@@ -511,25 +463,25 @@ describe("toolgate -p: transcripts and resume", () => {
 
   it("--resume by id prefix continues that session; toolgate sessions lists it", async () => {
     const dir = project();
-    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "ok" }], usage: { input_tokens: 3, output_tokens: 1 } }] });
+    const server = await serveModel({ loop: true, turns: [{ content: [{ type: "text", text: "ok" }], usage: { input_tokens: 3, output_tokens: 1 } }] });
     const env = envFor(server, "anthropic", dir);
-    const first = await start(["-p", "remember the word pineapple", "--cwd", dir, "--output-format", "json", "--no-sandbox"], env).done;
+    const first = await startCli(["-p", "remember the word pineapple", "--cwd", dir, "--output-format", "json", "--no-sandbox"], env).done;
     const id = first.lines[0].session_id as string;
-    await start(["-p", "an unrelated session", "--cwd", dir, "--no-sandbox"], env).done;
+    await startCli(["-p", "an unrelated session", "--cwd", dir, "--no-sandbox"], env).done;
 
-    const listed = await start(["sessions", "--cwd", dir, "--json"], env).done;
+    const listed = await startCli(["sessions", "--cwd", dir, "--json"], env).done;
     const sessions = JSON.parse(listed.stdout);
     expect(sessions).toHaveLength(2);
     expect(sessions.find((s: { sessionId: string }) => s.sessionId === id)).toMatchObject({ lastPrompt: "remember the word pineapple", turns: 1 });
 
-    const resumed = await start(["-p", "what was the word?", "--cwd", dir, "--output-format", "json", "--no-sandbox", "--resume", id.slice(0, 8)], env).done;
+    const resumed = await startCli(["-p", "what was the word?", "--cwd", dir, "--output-format", "json", "--no-sandbox", "--resume", id.slice(0, 8)], env).done;
     expect(resumed.code).toBe(0);
     expect(resumed.lines[0].session_id).toBe(id);
     const body = JSON.stringify(server.requests().at(-1)!.body);
     expect(body).toContain("pineapple");
     expect(body).not.toContain("an unrelated session");
 
-    const missing = await start(["-p", "x", "--cwd", dir, "--resume", "zzzz"], env).done;
+    const missing = await startCli(["-p", "x", "--cwd", dir, "--resume", "zzzz"], env).done;
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--resume: no session of this project starts with "zzzz"/);
   });
@@ -541,7 +493,7 @@ describe("toolgate -p: compaction", () => {
     fs.mkdirSync(path.join(dir, ".toolgate"));
     fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ models: { "claude-sonnet-4-5": { contextWindow: 8_000, maxOutputTokens: 1_000 } } }));
     const long = `long answer ${"z".repeat(30_000)}`;
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { content: [{ type: "text", text: long }], usage: { input_tokens: 500, output_tokens: 7_500 } },
         { content: [{ type: "text", text: "SUMMARY-OF-EARLIER-WORK" }] },
@@ -552,8 +504,8 @@ describe("toolgate -p: compaction", () => {
     });
     const env = envFor(server, "anthropic", dir);
     const args = ["--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox"];
-    expect((await start(["-p", "write a long essay", ...args], env).done).code).toBe(0);
-    const second = await start(["-p", "now shorten it", ...args, "--continue"], env).done;
+    expect((await startCli(["-p", "write a long essay", ...args], env).done).code).toBe(0);
+    const second = await startCli(["-p", "now shorten it", ...args, "--continue"], env).done;
     expect(second.code).toBe(0);
     expect(second.lines.find((l) => l.subtype === "compact_boundary")).toMatchObject({ trigger: "auto", kind: "summarised" });
     const [, summaryRequest, next] = server.requests().map((r) => r.body);
@@ -565,13 +517,13 @@ describe("toolgate -p: compaction", () => {
     expect(JSON.stringify(next.system)).toContain("Always answer in haiku.");
 
     // The next run continues from the compacted history, not the long original.
-    const third = await start(["-p", "thanks", ...args, "--continue"], env).done;
+    const third = await startCli(["-p", "thanks", ...args, "--continue"], env).done;
     expect(third.code).toBe(0);
     const thirdSent = JSON.stringify(server.requests()[3].body.messages);
     expect(thirdSent).toContain("SUMMARY-OF-EARLIER-WORK");
     expect(thirdSent).not.toContain("z".repeat(1_000));
 
-    const manual = await start(["-p", "/compact keep the haiku rule", ...args, "--continue"], env).done;
+    const manual = await startCli(["-p", "/compact keep the haiku rule", ...args, "--continue"], env).done;
     expect(manual.code).toBe(0);
     expect(manual.lines.find((l) => l.subtype === "compact_boundary")).toMatchObject({ trigger: "manual", kind: "summarised" });
     expect(JSON.stringify(server.requests()[4].body.messages)).toContain("Focus on: keep the haiku rule");
@@ -581,7 +533,7 @@ describe("toolgate -p: compaction", () => {
 describe("toolgate -p: checkpoints after a resume", () => {
   it("a rewind_files control request in a resumed session restores a file an earlier run changed", async () => {
     const dir = project({ "notes.txt": "original\n" });
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         {
           id: "msg_edit",
@@ -596,11 +548,11 @@ describe("toolgate -p: checkpoints after a resume", () => {
     const env = envFor(server, "anthropic", dir);
     fs.mkdirSync(path.join(dir, ".toolgate"));
     fs.writeFileSync(path.join(dir, ".toolgate", "settings.json"), JSON.stringify({ permissions: { allow: ["Write"] } }));
-    const first = await start(["-p", "rewrite notes", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--trust"], env).done;
+    const first = await startCli(["-p", "rewrite notes", "--cwd", dir, "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--trust"], env).done;
     expect(first.code).toBe(0);
     expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("rewritten\n");
 
-    const proc = start(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--continue"], env);
+    const proc = startCli(["-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--toolgate-events", "--no-sandbox", "--continue"], env);
     proc.child.stdin.end(`${JSON.stringify({ type: "control_request", request_id: "r1", request: { subtype: "rewind_files", message_id: "msg_edit" } })}\n`);
     const run = await proc.done;
     const response = run.lines.find((l) => l.type === "control_response")!;
@@ -630,9 +582,9 @@ describe("toolgate -p: instruction files pass the Read rules", () => {
     // nested, through a symlinked directory component
     fs.symlinkSync(path.join(home, ".ssh"), path.join(dir, "keys"));
     fs.symlinkSync("../../keys/id_rsa", path.join(sub, "CLAUDE.md"));
-    const server = await serve({ turns: [{ content: [{ type: "text", text: "ok" }] }] });
+    const server = await serveModel({ turns: [{ content: [{ type: "text", text: "ok" }] }] });
     const env = { ...envFor(server, "anthropic", dir), HOME: home, TOOLGATE_HOME: dataHome };
-    const run = await start(["-p", "hi", "--cwd", sub, "--no-sandbox"], env).done;
+    const run = await startCli(["-p", "hi", "--cwd", sub, "--no-sandbox"], env).done;
     expect(run.code).toBe(0);
     const sent = JSON.stringify(server.requests().map((r) => r.body));
     expect(sent).toContain("PROJECT-RULE: use pnpm");
@@ -647,12 +599,12 @@ describe("toolgate -p: instruction files pass the Read rules", () => {
 
 describe("toolgate -p tells the person how the model stopped (issue 29)", () => {
   it.each(["anthropic", "openai"] as const)("%s: a refusal is a warning on stderr, and the json result has the cache hit rate", async (provider) => {
-    const server = await serve({
+    const server = await serveModel({
       // Anthropic's input_tokens leave out cache reads; OpenAI's prompt_tokens (which the server makes of it) hold them.
       turns: [{ content: [{ type: "text", text: "I can't help with that." }], stop_reason: "refusal", usage: { input_tokens: provider === "anthropic" ? 100 : 400, output_tokens: 5, cache_read_input_tokens: 300, cache_creation_input_tokens: 0 } }],
     });
     const dir = project();
-    const run = await start(["-p", "do the bad thing", "--cwd", dir, "--output-format", "json", "--no-sandbox"], envFor(server, provider, dir)).done;
+    const run = await startCli(["-p", "do the bad thing", "--cwd", dir, "--output-format", "json", "--no-sandbox"], envFor(server, provider, dir)).done;
     expect(run.stderr).toContain("The model stopped with a refusal");
     const result = JSON.parse(run.stdout) as { result: string; usage: { cache_hit_rate?: number } };
     expect(result.result).toBe("I can't help with that.");
@@ -661,9 +613,9 @@ describe("toolgate -p tells the person how the model stopped (issue 29)", () => 
   });
 
   it("an output-limit stop is told, and the model is asked to go on", async () => {
-    const server = await serve({ turns: [{ content: [{ type: "text", text: "Part one" }], stop_reason: "max_tokens" }, { content: [{ type: "text", text: " and part two." }] }] });
+    const server = await serveModel({ turns: [{ content: [{ type: "text", text: "Part one" }], stop_reason: "max_tokens" }, { content: [{ type: "text", text: " and part two." }] }] });
     const dir = project();
-    const run = await start(["-p", "write a lot", "--cwd", dir, "--no-sandbox"], envFor(server, "anthropic", dir)).done;
+    const run = await startCli(["-p", "write a lot", "--cwd", dir, "--no-sandbox"], envFor(server, "anthropic", dir)).done;
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("reached its output token limit; asking it to continue (1 of 3)");
     expect(run.stdout).toContain("and part two.");

@@ -1,5 +1,5 @@
-/** Running the real CLI (`toolgate -p`, `toolgate diff`) against the scripted model server, for the change summary and telemetry tests. */
-import { spawn } from "node:child_process";
+/** Running the real CLI (`toolgate -p`, `toolgate diff`, …) against the scripted model server. */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,6 +45,52 @@ export interface CliRun {
   stderr: string;
   /** stdout lines that are JSON. */
   lines: Array<Record<string, any>>;
+}
+
+export interface StartedCli {
+  child: ChildProcessWithoutNullStreams;
+  done: Promise<CliRun>;
+  /** stdout lines that are JSON, as they come. */
+  lines: Array<Record<string, any>>;
+  onLine(listener: (line: Record<string, any>) => void): void;
+  /** The first JSON line (already printed or still to come) that `match` accepts. */
+  waitFor(match: (line: Record<string, any>) => boolean): Promise<Record<string, any>>;
+}
+
+/** Starts the CLI in the repository's root with stdin a pipe, ended after `stdin` when given; each JSON line is seen as it comes. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): StartedCli {
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let partial = "";
+  const lines: Array<Record<string, any>> = [];
+  const listeners: Array<(line: Record<string, any>) => void> = [];
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d;
+    partial += d;
+    let nl: number;
+    while ((nl = partial.indexOf("\n")) >= 0) {
+      const line = partial.slice(0, nl);
+      partial = partial.slice(nl + 1);
+      try {
+        const value = JSON.parse(line);
+        lines.push(value);
+        for (const l of listeners) l(value);
+      } catch {
+        // text output
+      }
+    }
+  });
+  child.stderr.on("data", (d: Buffer) => (stderr += d));
+  if (stdin !== undefined) child.stdin.end(stdin);
+  const done = new Promise<CliRun>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr, lines })));
+  const waitFor = (match: (line: Record<string, any>) => boolean) =>
+    new Promise<Record<string, any>>((resolve) => {
+      const found = lines.find(match);
+      if (found) return resolve(found);
+      listeners.push((l) => match(l) && resolve(l));
+    });
+  return { child, done, lines, onLine: (l) => void listeners.push(l), waitFor };
 }
 
 /** Runs the CLI in `cwd` (default the repository's root). */

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { tempDir } from "../helpers.js";
-import { fleetCli, fleetEnv, processAlive, promptOf, startRedis, startWorker, stopProcess, until, writeTasks, type WorkerProcess } from "./fleetHarness.js";
+import { fleetCli, fleetEnv, processAlive, promptOf, startRedis, startWorker, stopProcess, until, writeTasks, type RedisServer, type WorkerProcess } from "./fleetHarness.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -38,6 +38,24 @@ const task = (dir: string, server: FakeModelServer, prompt: string, extra: Recor
   ...extra,
 });
 
+/** A redis-server, a directory for the test's files, and the environment its workers and CLIs share. */
+async function fleetSetup(): Promise<{ redis: RedisServer; dir: string; env: NodeJS.ProcessEnv }> {
+  const redis = await startRedis();
+  cleanups.push(() => redis.stop());
+  const dir = tempDir("toolgate-fleet-");
+  return { redis, dir, env: fleetEnv(path.join(dir, ".home")) };
+}
+
+async function submit(file: string, redisUrl: string, env: NodeJS.ProcessEnv): Promise<void> {
+  expect((await fleetCli(["submit", file, "--redis", redisUrl], env)).code).toBe(0);
+}
+
+const completed = (queue: Queue, count: number) =>
+  until(async () => ((await queue.getJobCounts("completed")).completed === count ? true : undefined), `${count} completed tasks`);
+
+/** A model turn whose answer is held until the test creates `release`. */
+const heldTurn = (text: string, release: string) => ({ content: [{ type: "text" as const, text }], steps: [{ after: 0, waitForFile: release, timeoutMs: 120_000 }] });
+
 const fastTurns: FakeModelScript = { turns: [{ content: [{ type: "text", text: "done" }] }], loop: true };
 
 function workers(count: number, url: string, env: NodeJS.ProcessEnv, extra: string[] = []): WorkerProcess[] {
@@ -52,10 +70,7 @@ if (!redisServerInstalled) console.warn("skipping the fleet tests: redis-server 
 
 describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
   it("refuses a file with a bad line, naming it, and queues nothing; a resubmit queues nothing twice", async () => {
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-    const dir = tempDir("toolgate-fleet-");
-    const env = fleetEnv(path.join(dir, ".home"));
+    const { redis, dir, env } = await fleetSetup();
     const bad = writeTasks(dir, [
       { cwd: dir, prompt: "one" },
       { cwd: dir, prompt: "two", maxTurns: 0 },
@@ -91,17 +106,11 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
   });
 
   it("runs 20 tasks on 3 workers, one killed with SIGKILL mid-task: each task completes exactly once", async () => {
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-    const dir = tempDir("toolgate-fleet-");
-    const env = fleetEnv(path.join(dir, ".home"));
+    const { redis, dir, env } = await fleetSetup();
     const release = path.join(dir, "release-slow-task");
     const fast = await model(fastTurns);
     // The slow task's answer is held until the test creates `release`, so the kill lands while it runs.
-    const slow = await model({
-      turns: [{ content: [{ type: "text", text: "slow done" }], steps: [{ after: 0, waitForFile: release, timeoutMs: 120_000 }] }],
-      loop: true,
-    });
+    const slow = await model({ turns: [heldTurn("slow done", release)], loop: true });
     const prompts = Array.from({ length: 19 }, (_, i) => `fast task ${i + 1}`);
     const file = writeTasks(dir, [task(dir, slow, "slow task", { id: "slow" }), ...prompts.map((prompt) => task(dir, fast, prompt))]);
     const submitted = await fleetCli(["submit", file, "--redis", redis.url, "--json"], env);
@@ -124,7 +133,7 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
     fs.writeFileSync(release, "");
 
     const queue = queueOf(redis.url);
-    await until(async () => ((await queue.getJobCounts("completed")).completed === 20 ? true : undefined), "20 completed tasks");
+    await completed(queue, 20);
     const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed", "completed");
     expect(counts).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 20 });
 
@@ -152,19 +161,16 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
   }, 240_000);
 
   it("--rate holds across workers: no window of the limit's duration starts more tasks than allowed", async () => {
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-    const dir = tempDir("toolgate-fleet-");
-    const env = fleetEnv(path.join(dir, ".home"));
+    const { redis, dir, env } = await fleetSetup();
     const fast = await model(fastTurns);
     const file = writeTasks(dir, Array.from({ length: 12 }, (_, i) => task(dir, fast, `rated task ${i + 1}`)));
-    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    await submit(file, redis.url, env);
     const max = 3;
     const durationMs = 2_000;
     // 3 workers with 2 slots each could start 6 at once: the limit is what holds them back
     workers(3, redis.url, env, ["--concurrency", "2", "--rate", `${max}/${durationMs}ms`]);
     const queue = queueOf(redis.url);
-    await until(async () => ((await queue.getJobCounts("completed")).completed === 12 ? true : undefined), "12 completed tasks");
+    await completed(queue, 12);
     const starts = (await queue.getJobs(["completed"], 0, -1)).map((job) => job.processedOn!).sort((a, b) => a - b);
     expect(starts).toHaveLength(12);
     // BullMQ's window opens with the first start after the previous one closed.
@@ -183,21 +189,19 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
   }, 180_000);
 
   it("a session that ends on the provider's 429 pauses every worker, and its task runs again without using an attempt", async () => {
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-    const dir = tempDir("toolgate-fleet-");
-    const env = { ...fleetEnv(path.join(dir, ".home")), TOOLGATE_MAX_RETRIES: "0" };
+    const { redis, dir, env: shared } = await fleetSetup();
+    const env = { ...shared, TOOLGATE_MAX_RETRIES: "0" };
     const limited = await model({ turns: [{ status: 429 }, { content: [{ type: "text", text: "done after the wait" }] }] });
     const fast = await model(fastTurns);
     const file = writeTasks(dir, [task(dir, limited, "limited task", { id: "limited" }), ...Array.from({ length: 4 }, (_, i) => task(dir, fast, `other task ${i + 1}`))]);
-    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    await submit(file, redis.url, env);
     const waitMs = 3_000;
     const [first] = workers(1, redis.url, env, ["--rate-limit-wait", String(waitMs)]);
     const noted = await first!.waitFor((e) => e.event === "rate_limited", "the 429 to be noted");
     expect(noted).toMatchObject({ job: "limited", retry_after_ms: waitMs });
     const [second] = workers(1, redis.url, env, ["--rate-limit-wait", String(waitMs)]);
     const queue = queueOf(redis.url);
-    await until(async () => ((await queue.getJobCounts("completed")).completed === 5 ? true : undefined), "5 completed tasks");
+    await completed(queue, 5);
     const jobs = await queue.getJobs(["completed"], 0, -1);
     // no worker, not even one started after the 429, took a task while the limit lasted
     for (const job of jobs) expect(job.processedOn! <= noted.at || job.processedOn! >= noted.at + waitMs * 0.9).toBe(true);
@@ -209,16 +213,13 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
   }, 180_000);
 
   it("loses no task when redis-server restarts mid-run on the same append-only dir", async () => {
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-    const dir = tempDir("toolgate-fleet-");
-    const env = fleetEnv(path.join(dir, ".home"));
+    const { redis, dir, env } = await fleetSetup();
     const release = path.join(dir, "release");
     const fast = await model(fastTurns);
-    const held = await model({ turns: [{ content: [{ type: "text", text: "held done" }], steps: [{ after: 0, waitForFile: release, timeoutMs: 120_000 }] }] });
+    const held = await model({ turns: [heldTurn("held done", release)] });
     const prompts = Array.from({ length: 9 }, (_, i) => `task ${i + 1}`);
     const file = writeTasks(dir, [task(dir, held, "held task", { id: "held" }), ...prompts.map((prompt) => task(dir, fast, prompt))]);
-    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    await submit(file, redis.url, env);
     const fleet = workers(2, redis.url, env);
     await until(() => held.requests().length === 1 || undefined, "the held task to be running");
     await until(() => (fleet.flatMap((w) => w.events).filter((e) => e.event === "completed").length >= 2 ? true : undefined), "two completed tasks");
@@ -226,7 +227,7 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
     await redis.start();
     fs.writeFileSync(release, "");
     const queue = queueOf(redis.url);
-    await until(async () => ((await queue.getJobCounts("completed")).completed === 10 ? true : undefined), "10 completed tasks");
+    await completed(queue, 10);
     expect(await queue.getJobCounts("waiting", "active", "failed")).toEqual({ waiting: 0, active: 0, failed: 0 });
     for (const prompt of prompts) expect(fast.requests().filter((r) => promptOf(r.body) === prompt)).toHaveLength(1);
     expect(held.requests()).toHaveLength(1);
@@ -234,15 +235,12 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
   }, 180_000);
 
   it("SIGTERM: the worker takes no new task, finishes the running one, and leaves no session process", async () => {
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-    const dir = tempDir("toolgate-fleet-");
-    const env = fleetEnv(path.join(dir, ".home"));
+    const { redis, dir, env } = await fleetSetup();
     const release = path.join(dir, "release");
     const fast = await model(fastTurns);
-    const held = await model({ turns: [{ content: [{ type: "text", text: "held done" }], steps: [{ after: 0, waitForFile: release, timeoutMs: 120_000 }] }] });
+    const held = await model({ turns: [heldTurn("held done", release)] });
     const file = writeTasks(dir, [task(dir, held, "held task", { id: "held" }), task(dir, fast, "later task", { id: "later" })]);
-    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    await submit(file, redis.url, env);
     const [worker] = workers(1, redis.url, env);
     const session = await worker!.waitFor((e) => e.event === "session" && e.job === "held", "the held task's session");
     await until(() => held.requests().length === 1 || undefined, "the held task's model request");
@@ -258,9 +256,9 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
 
     // a second SIGTERM puts the running task back instead of waiting for it
     const release2 = path.join(dir, "release-2");
-    held.setScript({ turns: [{ content: [{ type: "text", text: "again" }], steps: [{ after: 0, waitForFile: release2, timeoutMs: 120_000 }] }], loop: true });
+    held.setScript({ turns: [heldTurn("again", release2)], loop: true });
     const file2 = writeTasks(dir, [task(dir, held, "held again", { id: "held-2" })]);
-    expect((await fleetCli(["submit", file2, "--redis", redis.url], env)).code).toBe(0);
+    await submit(file2, redis.url, env);
     const [next] = workers(1, redis.url, env);
     await until(() => held.requests().length === 1 || undefined, "held-2's model request");
     const heldSession = await next!.waitFor((e) => e.event === "session" && e.job === "held-2", "held-2's session");
@@ -274,10 +272,7 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
   }, 180_000);
 
   it("a repo task runs in a fresh checkout whose own allow rules apply only when the task says trust", async () => {
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-    const dir = tempDir("toolgate-fleet-");
-    const env = fleetEnv(path.join(dir, ".home"));
+    const { redis, dir, env } = await fleetSetup();
     const repo = path.join(dir, "repo");
     fs.mkdirSync(path.join(repo, ".toolgate"), { recursive: true });
     fs.writeFileSync(path.join(repo, ".toolgate/settings.json"), JSON.stringify({ permissions: { allow: ["Write"] } }));
@@ -298,11 +293,11 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
       task(dir, writer, "untrusted", { id: "untrusted", cwd: undefined, repo, ref: "main" }),
       task(dir, writer, "trusted", { id: "trusted", cwd: undefined, repo, ref: "main", trust: true }),
     ]);
-    expect((await fleetCli(["submit", file, "--redis", redis.url], env)).code).toBe(0);
+    await submit(file, redis.url, env);
     const workDir = path.join(dir, "work");
     workers(1, redis.url, env, ["--work-dir", workDir]);
     const queue = queueOf(redis.url);
-    await until(async () => ((await queue.getJobCounts("completed")).completed === 2 ? true : undefined), "2 completed tasks");
+    await completed(queue, 2);
     const untrusted = (await queue.getJob("untrusted"))!.returnvalue;
     const trusted = (await queue.getJob("trusted"))!.returnvalue;
     expect(untrusted.cwd).toBe(path.join(workDir, "untrusted"));

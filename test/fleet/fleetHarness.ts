@@ -1,28 +1,16 @@
 /** Real processes for the fleet tests: a redis-server on a free port, `toolgate worker`s, `toolgate fleet …`. */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import readline from "node:readline";
 import { afterAll } from "vitest";
 import { cliArgs, cliEnv, repoRoot } from "../cliCommand.js";
-import { tempDir } from "../helpers.js";
+import { freePort, tempDir } from "../helpers.js";
 
 const started: ChildProcess[] = [];
 afterAll(async () => {
   await Promise.all(started.splice(0).map((child) => stopProcess(child, "SIGKILL")));
 });
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();

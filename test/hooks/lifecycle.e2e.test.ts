@@ -2,26 +2,15 @@
  * PreCompact, SessionEnd and Notification hooks, and --include-hook-events, through the real CLI against the
  * scripted model server. The hooks are real shell commands that append their stdin JSON to a file.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { cliArgs, cliEnv, repoRoot } from "../cliCommand.js";
+import { describe, expect, it, vi } from "vitest";
+import type { FakeModelServer } from "../../scripts/fake-model.mjs";
+import { cliEnv } from "../cliCommand.js";
+import { serveModel, startCli } from "../cli/agentRun.js";
 
 vi.setConfig({ testTimeout: 120_000 });
-
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: FakeModelScript) {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
 
 /** A project whose settings run `hooks`; each recording hook appends its stdin to `<dir>/hooks.jsonl`. */
 function project(hooks: Record<string, unknown>, extraSettings: Record<string, unknown> = {}) {
@@ -44,41 +33,6 @@ function envFor(server: FakeModelServer, dir: string): NodeJS.ProcessEnv {
   return { ...process.env, ...cliEnv, TOOLGATE_HOME: path.join(dir, ".home"), OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url };
 }
 
-function start(args: string[], env: NodeJS.ProcessEnv, stdin?: string) {
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  let partial = "";
-  const lines: Array<Record<string, any>> = [];
-  const listeners: Array<(line: Record<string, any>) => void> = [];
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d;
-    partial += d;
-    let nl: number;
-    while ((nl = partial.indexOf("\n")) >= 0) {
-      const line = partial.slice(0, nl);
-      partial = partial.slice(nl + 1);
-      try {
-        const value = JSON.parse(line);
-        lines.push(value);
-        for (const l of listeners) l(value);
-      } catch {
-        // text output
-      }
-    }
-  });
-  child.stderr.on("data", (d: Buffer) => (stderr += d));
-  if (stdin !== undefined) child.stdin.end(stdin);
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string; lines: typeof lines }>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr, lines })));
-  const waitFor = (match: (line: Record<string, any>) => boolean) =>
-    new Promise<Record<string, any>>((resolve) => {
-      const found = lines.find(match);
-      if (found) return resolve(found);
-      listeners.push((l) => match(l) && resolve(l));
-    });
-  return { child, done, waitFor };
-}
-
 /** Polls a condition the test cannot be told about (the model server got a request). */
 async function eventuallyTrue(check: () => boolean, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
@@ -93,7 +47,7 @@ const base = (dir: string) => ["--cwd", dir, "--output-format", "stream-json", "
 describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
   it("auto compaction runs PreCompact (trigger auto) and goes on despite its block; every run ends with one SessionEnd (reason other)", async () => {
     const dir = project({ PreCompact: group(`${record("$TOOLGATE_PROJECT_DIR")}; echo "please keep it all" >&2; exit 2`), SessionEnd: group(`${record("$TOOLGATE_PROJECT_DIR")}`) }, { models: { "claude-sonnet-4-5": { contextWindow: 8_000, maxOutputTokens: 1_000 } } });
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { content: [{ type: "text", text: `long answer ${"z".repeat(30_000)}` }], usage: { input_tokens: 500, output_tokens: 7_500 } },
         { content: [{ type: "text", text: "SUMMARY" }] },
@@ -101,10 +55,10 @@ describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
       ],
     });
     const env = envFor(server, dir);
-    const first = await start(["-p", "write a long essay", ...base(dir)], env).done;
+    const first = await startCli(["-p", "write a long essay", ...base(dir)], env).done;
     expect(first.code).toBe(0);
     expect(recorded(dir).map((r) => r.hook_event_name)).toEqual(["SessionEnd"]);
-    const second = await start(["-p", "now shorten it", ...base(dir), "--continue"], env).done;
+    const second = await startCli(["-p", "now shorten it", ...base(dir), "--continue"], env).done;
     expect(second.code).toBe(0);
     const boundary = second.lines.find((l) => l.subtype === "compact_boundary");
     expect(boundary).toMatchObject({ trigger: "auto", kind: "summarised" });
@@ -122,11 +76,11 @@ describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
   it("a PreCompact hook that exits 2 stops /compact, and its reason is shown; a manual matcher sees the focus", async () => {
     const blocker = `${record("$TOOLGATE_PROJECT_DIR")}; echo "keep the whole history for the audit" >&2; exit 2`;
     const dir = project({ PreCompact: group(blocker, "manual") });
-    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "hello" }] }] });
+    const server = await serveModel({ loop: true, turns: [{ content: [{ type: "text", text: "hello" }] }] });
     const env = envFor(server, dir);
-    expect((await start(["-p", "hi", ...base(dir)], env).done).code).toBe(0);
+    expect((await startCli(["-p", "hi", ...base(dir)], env).done).code).toBe(0);
     const requestsBefore = server.requests().length;
-    const manual = await start(["-p", "/compact keep the tests", ...base(dir), "--continue"], env).done;
+    const manual = await startCli(["-p", "/compact keep the tests", ...base(dir), "--continue"], env).done;
     expect(manual.code).not.toBe(0);
     const boundary = manual.lines.find((l) => l.subtype === "compact_boundary");
     expect(boundary).toMatchObject({ trigger: "manual", kind: "failed" });
@@ -140,8 +94,8 @@ describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
 
   it("SIGTERM during a model request runs SessionEnd once before toolgate exits", async () => {
     const dir = project({ SessionEnd: group(record("$TOOLGATE_PROJECT_DIR")) });
-    const server = await serve({ turns: [{ content: [{ type: "text", text: "slow" }], steps: [{ after: 0, stallMs: 60_000 }] }] });
-    const run = start(["-p", "hi", ...base(dir)], envFor(server, dir));
+    const server = await serveModel({ turns: [{ content: [{ type: "text", text: "slow" }], steps: [{ after: 0, stallMs: 60_000 }] }] });
+    const run = startCli(["-p", "hi", ...base(dir)], envFor(server, dir));
     await run.waitFor((l) => l.subtype === "init");
     await eventuallyTrue(() => server.requests().length === 1);
     run.child.kill("SIGTERM");
@@ -152,9 +106,9 @@ describe("PreCompact and SessionEnd hooks through toolgate -p", () => {
 
   it("a SessionEnd hook that hangs is killed at its timeout and the run still ends", async () => {
     const dir = project({ SessionEnd: [{ hooks: [{ type: "command", command: "sleep 30", timeout: 1 }] }] });
-    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "bye" }] }] });
+    const server = await serveModel({ loop: true, turns: [{ content: [{ type: "text", text: "bye" }] }] });
     const started = Date.now();
-    const run = await start(["-p", "hi", ...base(dir), "--verbose"], envFor(server, dir)).done;
+    const run = await startCli(["-p", "hi", ...base(dir), "--verbose"], envFor(server, dir)).done;
     expect(run.code).toBe(0);
     expect(run.lines.at(-1)).toMatchObject({ type: "result", result: "bye" });
     expect(Date.now() - started).toBeLessThan(25_000);
@@ -165,7 +119,7 @@ describe("--include-hook-events", () => {
   it("adds hook_started and hook_response lines for each hook run, and nothing without the flag", async () => {
     const dir = project({ SessionStart: group("echo starting"), PreToolUse: group(`echo checked; echo warn >&2`, "Read"), SessionEnd: group(record("$TOOLGATE_PROJECT_DIR")) });
     fs.writeFileSync(path.join(dir, "notes.txt"), "ship it\n");
-    const server = await serve({
+    const server = await serveModel({
       loop: true,
       turns: [
         { content: [{ type: "tool_use", id: "toolu_read", name: "Read", input: { file_path: "notes.txt" } }] },
@@ -173,7 +127,7 @@ describe("--include-hook-events", () => {
       ],
     });
     const env = envFor(server, dir);
-    const withEvents = await start(["-p", "read notes", ...base(dir), "--include-hook-events"], env).done;
+    const withEvents = await startCli(["-p", "read notes", ...base(dir), "--include-hook-events"], env).done;
     expect(withEvents.code).toBe(0);
     const started = withEvents.lines.filter((l) => l.subtype === "hook_started");
     const responses = withEvents.lines.filter((l) => l.subtype === "hook_response");
@@ -191,15 +145,15 @@ describe("--include-hook-events", () => {
     expect(withEvents.lines.indexOf(pre!)).toBeGreaterThan(withEvents.lines.indexOf(preStarted));
     expect(responses.find((l) => l.hook_event === "SessionEnd")).toMatchObject({ hook_name: "SessionEnd:other", outcome: "success" });
 
-    const without = await start(["-p", "read notes", ...base(dir)], env).done;
+    const without = await startCli(["-p", "read notes", ...base(dir)], env).done;
     expect(without.code).toBe(0);
     expect(without.lines.filter((l) => String(l.subtype).startsWith("hook_"))).toEqual([]);
   });
 
   it("needs stream-json output", async () => {
     const dir = project({});
-    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "x" }] }] });
-    const run = await start(["-p", "hi", "--cwd", dir, "--include-hook-events"], envFor(server, dir)).done;
+    const server = await serveModel({ loop: true, turns: [{ content: [{ type: "text", text: "x" }] }] });
+    const run = await startCli(["-p", "hi", "--cwd", dir, "--include-hook-events"], envFor(server, dir)).done;
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("--include-hook-events needs --output-format stream-json");
   });
@@ -208,13 +162,13 @@ describe("--include-hook-events", () => {
 describe("Notification hooks", () => {
   it("run with notification_type permission_prompt when a permission request goes to the controlling program", async () => {
     const dir = project({ Notification: group(record("$TOOLGATE_PROJECT_DIR"), "permission_prompt") });
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { content: [{ type: "tool_use", id: "toolu_bash", name: "Bash", input: { command: "echo hi > out.txt" } }] },
         { content: [{ type: "text", text: "done" }] },
       ],
     });
-    const run = start(["-p", ...base(dir), "--input-format", "stream-json", "--verbose", "--include-hook-events"], envFor(server, dir));
+    const run = startCli(["-p", ...base(dir), "--input-format", "stream-json", "--verbose", "--include-hook-events"], envFor(server, dir));
     run.child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: "write out.txt" } })}\n`);
     const ask = await run.waitFor((l) => l.type === "control_request" && l.request?.subtype === "can_use_tool");
     const response = await run.waitFor((l) => l.subtype === "hook_response" && l.hook_event === "Notification");
@@ -230,7 +184,7 @@ describe("Notification hooks", () => {
 describe("--fallback-model", () => {
   it("a request the main model fails with 529 is tried again on the fallback model, with a system message; the next prompt starts on the main model again", async () => {
     const dir = project({});
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { status: 529 },
         { content: [{ type: "text", text: "answered by the fallback" }] },
@@ -239,7 +193,7 @@ describe("--fallback-model", () => {
     });
     const env = { ...envFor(server, dir), TOOLGATE_MAX_RETRIES: "0" };
     const user = (text: string) => `${JSON.stringify({ type: "user", message: { role: "user", content: text } })}\n`;
-    const run = start(["-p", ...base(dir), "--input-format", "stream-json", "--model", "primary-model", "--fallback-model", "backup-model"], env);
+    const run = startCli(["-p", ...base(dir), "--input-format", "stream-json", "--model", "primary-model", "--fallback-model", "backup-model"], env);
     run.child.stdin.write(user("hi"));
     const first = await run.waitFor((l) => l.type === "result");
     expect(first).toMatchObject({ is_error: false, result: "answered by the fallback" });
@@ -256,7 +210,7 @@ describe("--fallback-model", () => {
 
   it("a comma-separated list is tried in order, and a tool loop goes on with the model that answered", async () => {
     const dir = project({}, { permissions: { allow: ["Bash(echo:*)"] } });
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { status: 529 },
         { status: 404 },
@@ -264,7 +218,7 @@ describe("--fallback-model", () => {
         { content: [{ type: "text", text: "answered by the second" }] },
       ],
     });
-    const run = await start(["-p", "hi", ...base(dir), "--model", "primary-model", "--fallback-model", "first-backup, second-backup"], { ...envFor(server, dir), TOOLGATE_MAX_RETRIES: "0" }).done;
+    const run = await startCli(["-p", "hi", ...base(dir), "--model", "primary-model", "--fallback-model", "first-backup, second-backup"], { ...envFor(server, dir), TOOLGATE_MAX_RETRIES: "0" }).done;
     expect(run.code).toBe(0);
     expect(run.lines.at(-1)).toMatchObject({ type: "result", is_error: false, result: "answered by the second" });
     expect(server.requests().map((r) => r.body.model)).toEqual(["primary-model", "first-backup", "second-backup", "second-backup"]);
@@ -276,8 +230,8 @@ describe("--fallback-model", () => {
 
   it("without --fallback-model a 529 ends the turn with the error", async () => {
     const dir = project({});
-    const server = await serve({ turns: [{ status: 529 }] });
-    const run = await start(["-p", "hi", ...base(dir), "--model", "primary-model"], { ...envFor(server, dir), TOOLGATE_MAX_RETRIES: "0" }).done;
+    const server = await serveModel({ turns: [{ status: 529 }] });
+    const run = await startCli(["-p", "hi", ...base(dir), "--model", "primary-model"], { ...envFor(server, dir), TOOLGATE_MAX_RETRIES: "0" }).done;
     expect(run.lines.at(-1)).toMatchObject({ type: "result", is_error: true });
     expect(server.requests()).toHaveLength(1);
   });
@@ -286,7 +240,7 @@ describe("--fallback-model", () => {
 describe("prompt hooks", () => {
   it("a PreToolUse prompt hook asks the model with the event; ok false blocks the call with its reason, ok true lets the next one run", async () => {
     const dir = project({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "prompt", prompt: "Refuse commands that use the network. Event: $ARGUMENTS" }] }] }, { permissions: { allow: ["Bash"] } });
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { content: [{ type: "tool_use", id: "toolu_curl", name: "Bash", input: { command: "curl example.com" } }] },
         { content: [{ type: "text", text: '{"ok": false, "reason": "curl uses the network"}' }] },
@@ -295,7 +249,7 @@ describe("prompt hooks", () => {
         { content: [{ type: "text", text: "done" }] },
       ],
     });
-    const run = await start(["-p", "fetch it", ...base(dir)], envFor(server, dir)).done;
+    const run = await startCli(["-p", "fetch it", ...base(dir)], envFor(server, dir)).done;
     expect(run.code).toBe(0);
     const bodies = server.requests().map((r) => r.body);
     // The hook's request: no tools, the event JSON in place of $ARGUMENTS.
@@ -313,7 +267,7 @@ describe("prompt hooks", () => {
 
   it("a Stop prompt hook that answers ok false sends the model back to work with the reason", async () => {
     const dir = project({ Stop: [{ hooks: [{ type: "prompt", prompt: "Did the agent run the tests?" }] }] });
-    const server = await serve({
+    const server = await serveModel({
       turns: [
         { content: [{ type: "text", text: "finished" }] },
         { content: [{ type: "text", text: '{"ok": false, "reason": "run the tests first"}' }] },
@@ -321,7 +275,7 @@ describe("prompt hooks", () => {
         { content: [{ type: "text", text: '{"ok": true}' }] },
       ],
     });
-    const run = await start(["-p", "do it", ...base(dir)], envFor(server, dir)).done;
+    const run = await startCli(["-p", "do it", ...base(dir)], envFor(server, dir)).done;
     expect(run.code).toBe(0);
     expect(run.lines.at(-1)).toMatchObject({ type: "result", result: "tests pass" });
     const bodies = server.requests().map((r) => r.body);
@@ -331,8 +285,8 @@ describe("prompt hooks", () => {
 
   it("prompt hooks on events where a verdict changes nothing are reported as unsupported", async () => {
     const dir = project({ SessionEnd: [{ hooks: [{ type: "prompt", prompt: "judge" }] }], Stop: [{ hooks: [{ type: "agent", prompt: "x" }] }] });
-    const server = await serve({ loop: true, turns: [{ content: [{ type: "text", text: "hi" }] }] });
-    const run = await start(["-p", "hi", "--cwd", dir, "--no-sandbox", "--trust", "--verbose"], envFor(server, dir)).done;
+    const server = await serveModel({ loop: true, turns: [{ content: [{ type: "text", text: "hi" }] }] });
+    const run = await startCli(["-p", "hi", "--cwd", dir, "--no-sandbox", "--trust", "--verbose"], envFor(server, dir)).done;
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("hooks.SessionEnd[0].hooks[0]: prompt hooks are not supported for SessionEnd");
     expect(run.stderr).toContain('hooks.Stop[0].hooks[0]: hook type "agent" is not supported');

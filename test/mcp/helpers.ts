@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,7 +6,7 @@ import type { ScopedMcpServerConfig, McpStdioServerConfig } from "../../src/mcp/
 import type { CanUseToolFn, ToolUseContext } from "../../src/core/Tool.js";
 import type { ToolUseBlock } from "../../src/core/messages.js";
 import { runToolUse, type ProgressUpdate, type ToolResultUpdate } from "../../src/core/pipeline/index.js";
-import { assistantMessage } from "../helpers.js";
+import { assistantMessage, freePort } from "../helpers.js";
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -58,17 +57,6 @@ export async function runOne(
 export function resultText(result: ToolResultUpdate): string {
   const content = result.block.content;
   return typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Start server-everything's HTTP flavour (`streamableHttp` or `sse`) and wait until it listens. */

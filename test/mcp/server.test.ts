@@ -7,8 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
-import { tempDir } from "../helpers.js";
-import { TOOLGATE_SERVE_FIXTURE, TSX_IMPORT, freePort, repoRoot } from "./helpers.js";
+import { freePort, tempDir } from "../helpers.js";
+import { TOOLGATE_SERVE_FIXTURE, TSX_IMPORT, repoRoot } from "./helpers.js";
 
 const open: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rgPath } from "@vscode/ripgrep";
 import { SAFETY_FILE_NAMES } from "../../src/permissions/safetyPaths.js";
 import { findMatchingPathRule } from "../../src/permissions/pathRules.js";
@@ -15,27 +15,14 @@ import {
   matchingReadDenyRule,
   readDenyGlobsForRoot,
 } from "../../src/permissions/index.js";
-import { permissionContext, rule, tempDir } from "./helpers.js";
+import { eachTestDirs, permissionContext, rule, tempDir, write } from "./helpers.js";
 
 let cwd: string;
 let outside: string;
 let fakeHome: string;
-const realHome = process.env.HOME;
-
-beforeEach(() => {
-  cwd = tempDir("tg-cwd-");
-  outside = tempDir("tg-out-");
-  fakeHome = tempDir("tg-home-");
-  process.env.HOME = fakeHome;
+eachTestDirs("tg-", (dirs) => {
+  ({ cwd, outside, home: fakeHome } = dirs);
 });
-afterEach(() => {
-  process.env.HOME = realHome;
-});
-
-function write(file: string, content = "x") {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, content);
-}
 
 describe("working directories", () => {
   it("lists cwd first, deduplicated, and tests inclusion", () => {

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { z } from "zod";
 import { buildTool } from "../../src/core/buildTool.js";
 import { createToolUseContext } from "../../src/core/context.js";
@@ -16,7 +17,34 @@ import { runToolUse, type ToolResultUpdate } from "../../src/core/pipeline/index
 import { parsePermissionRule } from "../../src/permissions/ruleParser.js";
 import { checkReadPermissionForPath, checkWritePermissionForPath, hasPermissionsToUseTool } from "../../src/permissions/index.js";
 
-export { tempDir } from "../helpers.js";
+import { tempDir } from "../helpers.js";
+
+export { tempDir };
+
+export interface TestDirs {
+  cwd: string;
+  outside: string;
+  home: string;
+}
+
+/** Before each test: fresh cwd, outside and home directories (named `<prefix>cwd-…` and so on), with HOME pointing at that home until the test ends. */
+export function eachTestDirs(prefix: string, use: (dirs: TestDirs) => void): void {
+  const realHome = process.env.HOME;
+  beforeEach(() => {
+    const dirs = { cwd: tempDir(`${prefix}cwd-`), outside: tempDir(`${prefix}out-`), home: tempDir(`${prefix}home-`) };
+    process.env.HOME = dirs.home;
+    use(dirs);
+  });
+  afterEach(() => {
+    process.env.HOME = realHome;
+  });
+}
+
+/** Writes `file`, making its parent directories. */
+export function write(file: string, content = "x"): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+}
 
 export function rule(
   behavior: PermissionBehavior,

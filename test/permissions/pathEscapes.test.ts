@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rgPath } from "@vscode/ripgrep";
 import {
   checkReadPermissionForPath,
@@ -16,7 +16,7 @@ import {
   resolveRealPath,
 } from "../../src/permissions/index.js";
 import { resolveWriteTarget } from "../../src/util/atomicWrite.js";
-import { permissionContext, rule, tempDir } from "./helpers.js";
+import { eachTestDirs, permissionContext, rule, write, type TestDirs } from "./helpers.js";
 import { FILE_TOOLS, session } from "../tools/files/harness.js";
 import { GlobTool } from "../../src/tools/Glob/index.js";
 import { GrepTool } from "../../src/tools/Grep/index.js";
@@ -24,22 +24,9 @@ import { GrepTool } from "../../src/tools/Grep/index.js";
 let cwd: string;
 let outside: string;
 let fakeHome: string;
-const realHome = process.env.HOME;
-
-beforeEach(() => {
-  cwd = tempDir("tg-esc-cwd-");
-  outside = tempDir("tg-esc-out-");
-  fakeHome = tempDir("tg-esc-home-");
-  process.env.HOME = fakeHome;
+eachTestDirs("tg-esc-", (dirs) => {
+  ({ cwd, outside, home: fakeHome } = dirs);
 });
-afterEach(() => {
-  process.env.HOME = realHome;
-});
-
-function write(file: string, content = "x") {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, content);
-}
 function link(target: string, at: string) {
   fs.mkdirSync(path.dirname(at), { recursive: true });
   fs.symlinkSync(target, at);
@@ -51,10 +38,10 @@ const CAFE_NFD = "cafe\u0301";
 interface Attempt {
   name: string;
   /** Builds the files and links; paths are relative to cwd unless absolute. */
-  setup?: (dirs: { cwd: string; outside: string; home: string }) => void;
-  rules: (dirs: { cwd: string; outside: string; home: string }) => string[];
+  setup?: (dirs: TestDirs) => void;
+  rules: (dirs: TestDirs) => string[];
   /** The path the tool is given (relative to cwd, or absolute). */
-  target: (dirs: { cwd: string; outside: string; home: string }) => string;
+  target: (dirs: TestDirs) => string;
 }
 
 const dirs = () => ({ cwd, outside, home: fakeHome });

@@ -8,76 +8,20 @@ import http from "node:http";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runToolUse, type ToolUseUpdate } from "../../src/core/pipeline/index.js";
-import type { CanUseToolFn } from "../../src/core/Tool.js";
-import type { PermissionMode } from "../../src/core/permissionTypes.js";
-import { createSession, type Session } from "../../src/session/index.js";
-import { checkSandboxSupport } from "../../src/sandbox/index.js";
 import { explainPermission } from "../../src/permissions/explainPermission.js";
 import { BashTool } from "../../src/tools/Bash/index.js";
-import { approveAll, assistantMessage, tempDir } from "../helpers.js";
+import { approveAll, tempDir } from "../helpers.js";
+import { bash, openSession, sandboxSkipReason, type SessionSetup } from "./sessionSandbox.js";
 
-const support = checkSandboxSupport();
-const bwrapRuns = support.available && spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]).status === 0;
-const skipReason = !support.available ? support.reason : !bwrapRuns ? "bwrap is installed but cannot create namespaces here" : "";
-if (skipReason) console.warn(`skipping sandbox tests: ${skipReason}`);
+if (sandboxSkipReason) console.warn(`skipping sandbox tests: ${sandboxSkipReason}`);
 
-const sessions: Session[] = [];
-afterAll(async () => {
-  for (const s of sessions.splice(0)) await s.close();
-});
-
-interface Setup {
-  settings?: Record<string, unknown>;
-  mode?: PermissionMode;
-  allowedTools?: string[];
-  sandbox?: boolean;
-  files?: Record<string, string>;
-}
-
-async function open(setup: Setup = {}): Promise<{ session: Session; cwd: string }> {
-  const cwd = tempDir("tg-sbx-");
-  fs.mkdirSync(path.join(cwd, ".git/hooks"), { recursive: true });
-  fs.writeFileSync(path.join(cwd, ".git/config"), "[core]\n");
-  fs.writeFileSync(path.join(cwd, "in.txt"), "b\na\n");
-  for (const [name, content] of Object.entries(setup.files ?? {})) {
-    fs.mkdirSync(path.dirname(path.join(cwd, name)), { recursive: true });
-    fs.writeFileSync(path.join(cwd, name), content);
-  }
-  const home = tempDir("tg-sbx-home-");
-  let settingsFile: string | undefined;
-  if (setup.settings) {
-    settingsFile = path.join(home, "extra-settings.json");
-    fs.writeFileSync(settingsFile, JSON.stringify(setup.settings));
-  }
-  const session = await createSession({
-    cwd,
-    home,
-    settingsFile,
-    permissionMode: setup.mode,
-    allowedTools: setup.allowedTools,
-    sandbox: setup.sandbox,
-    env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
-  });
-  sessions.push(session);
-  return { session, cwd };
-}
-
-let counter = 0;
-async function bash(session: Session, input: Record<string, unknown>, canUseTool: CanUseToolFn = session.canUseTool) {
-  const updates: ToolUseUpdate[] = [];
-  const block = { type: "tool_use" as const, id: `toolu_${++counter}`, name: "Bash", input };
-  for await (const u of runToolUse(block, assistantMessage(), canUseTool, session.context)) updates.push(u);
-  const result = updates.find((u) => u.type === "result");
-  if (!result || result.type !== "result") throw new Error("no result");
-  const content = result.block.content;
-  const text = typeof content === "string" ? content : (content ?? []).map((c) => ("text" in c ? c.text : "")).join("\n");
-  return { text, isError: result.block.is_error === true };
-}
+/** A project with a repository and an `in.txt` to sort. */
+const open = (setup: SessionSetup = {}) =>
+  openSession({ prefix: "tg-sbx-", ...setup, files: { ".git/config": "[core]\n", "in.txt": "b\na\n", ...setup.files } });
 
 const exists = (cwd: string, name: string) => fs.existsSync(path.join(cwd, name));
 
-describe.skipIf(!!skipReason)("Bash in the OS sandbox", () => {
+describe.skipIf(!!sandboxSkipReason)("Bash in the OS sandbox", () => {
   describe("a command no rule covers (default mode): nothing writable but a private temp dir", () => {
     it("sort -o, touch and a redirection all fail, and the result names the fix", async () => {
       const { session, cwd } = await open();

@@ -4,6 +4,7 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { afterAll } from "vitest";
 import { runToolUse, type ToolUseUpdate } from "../../src/core/pipeline/index.js";
+import type { CanUseToolFn } from "../../src/core/Tool.js";
 import type { PermissionMode } from "../../src/core/permissionTypes.js";
 import { createSession, type Session } from "../../src/session/index.js";
 import { checkSandboxSupport } from "../../src/sandbox/index.js";
@@ -21,25 +22,45 @@ afterAll(async () => {
   for (const s of sessions.splice(0)) await s.close();
 });
 
-export async function openSession(options: { mode?: PermissionMode; files?: Record<string, string>; settings?: Record<string, unknown> } = {}): Promise<{ session: Session; cwd: string }> {
-  const cwd = tempDir("tg-psbx-");
-  fs.mkdirSync(path.join(cwd, ".git/hooks"), { recursive: true });
-  for (const [name, content] of Object.entries(options.files ?? {})) {
+export interface SessionSetup {
+  mode?: PermissionMode;
+  /** Files written into the project, in order. */
+  files?: Record<string, string>;
+  /** A settings file the session loads on top of the others. */
+  settings?: Record<string, unknown>;
+  allowedTools?: string[];
+  sandbox?: boolean;
+  /** Added to the session's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** How the project's and data home's temp dirs are named. */
+  prefix?: string;
+  /** Whether the project has a .git/hooks folder, as a repository the sandbox must keep read-only does (default true). */
+  gitHooks?: boolean;
+}
+
+/** A session in a fresh temp project with its own data home and no managed settings; closed after the file's last test. */
+export async function openSession(setup: SessionSetup = {}): Promise<{ session: Session; cwd: string }> {
+  const prefix = setup.prefix ?? "tg-psbx-";
+  const cwd = tempDir(prefix);
+  if (setup.gitHooks !== false) fs.mkdirSync(path.join(cwd, ".git/hooks"), { recursive: true });
+  for (const [name, content] of Object.entries(setup.files ?? {})) {
     fs.mkdirSync(path.dirname(path.join(cwd, name)), { recursive: true });
     fs.writeFileSync(path.join(cwd, name), content);
   }
-  const home = tempDir("tg-psbx-home-");
+  const home = tempDir(`${prefix}home-`);
   let settingsFile: string | undefined;
-  if (options.settings) {
+  if (setup.settings) {
     settingsFile = path.join(home, "extra-settings.json");
-    fs.writeFileSync(settingsFile, JSON.stringify(options.settings));
+    fs.writeFileSync(settingsFile, JSON.stringify(setup.settings));
   }
   const session = await createSession({
     cwd,
     home,
     settingsFile,
-    permissionMode: options.mode,
-    env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json") },
+    permissionMode: setup.mode,
+    allowedTools: setup.allowedTools,
+    sandbox: setup.sandbox,
+    env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json"), ...setup.env },
   });
   sessions.push(session);
   return { session, cwd };
@@ -59,14 +80,14 @@ export function textOf(update: ToolUseUpdate | undefined): { text: string; isErr
 }
 
 let counter = 0;
-export async function callTool(session: Session, name: string, input: Record<string, unknown>) {
+export async function callTool(session: Session, name: string, input: Record<string, unknown>, canUseTool: CanUseToolFn = session.canUseTool) {
   const updates: ToolUseUpdate[] = [];
   const block = { type: "tool_use" as const, id: `toolu_s${++counter}`, name, input };
-  for await (const u of runToolUse(block, assistantMessage(), session.canUseTool, session.context)) updates.push(u);
+  for await (const u of runToolUse(block, assistantMessage(), canUseTool, session.context)) updates.push(u);
   return textOf(updates.find((u) => u.type === "result"));
 }
 
-export const bash = (session: Session, input: Record<string, unknown>) => callTool(session, "Bash", input);
+export const bash = (session: Session, input: Record<string, unknown>, canUseTool?: CanUseToolFn) => callTool(session, "Bash", input, canUseTool);
 
 /** The background task id a Bash result names. */
 export const taskIdIn = (text: string) => /task (?:id )?(b[0-9a-f]{8})/.exec(text)?.[1];

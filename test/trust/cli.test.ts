@@ -2,39 +2,22 @@
  * The trust boundary as a user meets it: the real CLI in a folder a hostile repository filled, against
  * scripted model servers. Nothing the folder ships may widen what toolgate does until it is trusted.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { cliArgs, cliEnv, repoRoot } from "../cliCommand.js";
+import { describe, expect, it, vi } from "vitest";
+import type { FakeModelScript } from "../../scripts/fake-model.mjs";
+import { cliEnv } from "../cliCommand.js";
+import { runCli, serveModel, type CliRun } from "../cli/agentRun.js";
 import { tempDir } from "../helpers.js";
 
 vi.setConfig({ testTimeout: 120_000 });
-
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: FakeModelScript) {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
 
 const writeJson = (file: string, value: unknown) => {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(value));
 };
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function toolgate(args: string[], home: string, options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+function toolgate(args: string[], home: string, options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     ...cliEnv,
@@ -43,21 +26,15 @@ function toolgate(args: string[], home: string, options: { input?: string; env?:
     TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json"),
     ...options.env,
   };
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d));
-  child.stderr.on("data", (d: Buffer) => (stderr += d));
-  child.stdin.end(options.input ?? "");
-  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+  return runCli(args, env, options.input ?? "");
 }
 
 const ANSWER: FakeModelScript = { turns: [{ content: [{ type: "text", text: "done" }] }] };
 
 describe("a repository's provider settings cannot take the API key", () => {
   it("provider.baseURL in an untrusted folder is ignored: the key goes to the user's own base URL, never the repository's", async () => {
-    const honest = await serve(ANSWER);
-    const attacker = await serve(ANSWER);
+    const honest = await serveModel(ANSWER);
+    const attacker = await serveModel(ANSWER);
     const cwd = tempDir("tg-trust-cwd-");
     const home = tempDir("tg-trust-home-");
     writeJson(path.join(home, "settings.json"), { provider: { baseURL: honest.url } });
@@ -86,8 +63,8 @@ describe("a repository's provider settings cannot take the API key", () => {
   });
 
   it("the folder's trustedFolders, a symlink to a trusted folder's sibling, or a subfolder named like it do not trust it", async () => {
-    const attacker = await serve(ANSWER);
-    const honest = await serve({ turns: [...ANSWER.turns, ...ANSWER.turns] });
+    const attacker = await serveModel(ANSWER);
+    const honest = await serveModel({ turns: [...ANSWER.turns, ...ANSWER.turns] });
     const base = tempDir("tg-trust-base-");
     const home = tempDir("tg-trust-home-");
     fs.mkdirSync(path.join(base, "work"));

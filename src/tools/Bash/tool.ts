@@ -3,17 +3,12 @@ import { buildTool } from "../../core/buildTool.js";
 import { loadBashParser } from "../../shell/parser.js";
 import type { BashProgress } from "./shell.js";
 import { BASH_TOOL_NAME, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, bashDescription, bashPrompt } from "./prompt.js";
+import { timeoutInput } from "./timeoutInput.js";
 
 const inputSchema = () =>
   z.strictObject({
     command: z.string().describe("The command line to run in bash"),
-    timeout: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_TIMEOUT_MS)
-      .optional()
-      .describe(`Timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS})`),
+    timeout: timeoutInput(DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
     description: z.string().optional().describe("A few words saying what the command does, e.g. 'Install dependencies'"),
     run_in_background: z
       .boolean()

@@ -8,7 +8,8 @@ import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import { GLOB_MAX_RESULTS, globSearch, splitGlobPattern, type GlobProgress } from "./glob.js";
 import { GLOB_DESCRIPTION, GLOB_TOOL_NAME, globPrompt } from "./prompt.js";
-import { observablePath, readPermission, resolveToolPath } from "../files/toolPaths.js";
+import { resolveToolPath } from "../files/toolPaths.js";
+import { searchPathOf, searchToolMembers } from "../search/searchTool.js";
 
 const inputSchema = () =>
   z.strictObject({
@@ -34,14 +35,9 @@ export interface GlobOutput {
 
 export type { GlobProgress };
 
-/** The directory the pattern is relative to: `path` (resolved against the session cwd) or the cwd. */
-function baseDirOf(input: GlobInput, context: ToolUseContext): string {
-  return input.path === undefined ? context.getCwd() : resolveToolPath(input.path, context);
-}
-
-/** The directory actually walked: an absolute pattern or a literal prefix narrows the base. */
+/** The directory actually walked: an absolute pattern or a literal prefix narrows the directory the pattern is relative to. */
 function searchRootOf(input: GlobInput, context: ToolUseContext): string {
-  return splitGlobPattern(input.pattern, baseDirOf(input, context)).root;
+  return splitGlobPattern(input.pattern, searchPathOf(input, context)).root;
 }
 
 /** `glob` in settings.json: search hidden files (default true) and apply .gitignore (default false). */
@@ -55,22 +51,8 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
   inputSchema,
   description: () => GLOB_DESCRIPTION,
   prompt: () => globPrompt(),
-  userFacingName: () => "Search",
-  isReadOnly: () => true,
-  isConcurrencySafe: () => true,
-  // Lists names and reads nothing else: safe to start while its input still streams.
-  isSpeculationSafe: () => true,
-  interruptBehavior: () => "cancel",
-  toAutoClassifierInput: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
+  ...searchToolMembers(searchRootOf),
   isResultTruncated: (output) => output.truncated || output.partial !== undefined,
-
-  getPath(input: GlobInput, context?: ToolUseContext) {
-    return context ? searchRootOf(input, context) : (input.path === undefined ? "." : observablePath(input.path));
-  },
-
-  backfillObservableInput(input: GlobInput, context?: ToolUseContext) {
-    if (input.path !== undefined) input.path = observablePath(input.path, context);
-  },
 
   async validateInput(input, context) {
     if (input.path === undefined || path.isAbsolute(input.pattern)) return { result: true };
@@ -86,18 +68,13 @@ export const GlobTool = buildTool<GlobInput, GlobOutput, GlobProgress>({
     return { result: true };
   },
 
-  ruleFamily: "read",
-  async checkPermissions(input, context) {
-    return readPermission(searchRootOf(input, context), context);
-  },
-
   async call(input, context, _canUseTool, _message, onProgress) {
     const started = Date.now();
     const cwd = context.getCwd();
     const settings = readSettingsSection(context, GLOB_SETTINGS) ?? {};
     const result = await globSearch({
       pattern: input.pattern,
-      baseDir: baseDirOf(input, context),
+      baseDir: searchPathOf(input, context),
       permissionContext: context.getAppState().toolPermissionContext,
       includeHidden: settings.includeHidden ?? true,
       respectGitignore: settings.respectGitignore ?? false,

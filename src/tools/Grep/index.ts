@@ -6,7 +6,7 @@ import { displayPath } from "../../core/paths.js";
 import type { ToolUseContext } from "../../core/Tool.js";
 import type { ToolResultBlockParam } from "../../core/messages.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS } from "../search/ripgrep.js";
-import { observablePath, readPermission, resolveToolPath } from "../files/toolPaths.js";
+import { searchPathOf, searchToolMembers } from "../search/searchTool.js";
 import { splitGlobList } from "./args.js";
 import { formatGrepResult, isFailedSearch, type GrepOutput, type GrepPage } from "./output.js";
 import { contentPage, grepSearch, type GrepProgress } from "./search.js";
@@ -37,10 +37,6 @@ const inputSchema = () =>
 export type GrepInput = z.infer<ReturnType<typeof inputSchema>>;
 export type { GrepOutput, GrepProgress };
 
-function targetOf(input: GrepInput, context: ToolUseContext): string {
-  return input.path === undefined ? context.getCwd() : resolveToolPath(input.path, context);
-}
-
 function timeoutFrom(context: ToolUseContext): number {
   const configured = readSettingsSection(context, GREP_SETTINGS)?.timeoutMs;
   return typeof configured === "number" && Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_SEARCH_TIMEOUT_MS;
@@ -66,34 +62,16 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
   inputSchema,
   description: () => GREP_DESCRIPTION,
   prompt: () => grepPrompt(),
-  userFacingName: () => "Search",
-  isReadOnly: () => true,
-  isConcurrencySafe: () => true,
-  isSpeculationSafe: () => true,
-  interruptBehavior: () => "cancel",
-  toAutoClassifierInput: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
+  ...searchToolMembers<GrepInput>(searchPathOf),
   isResultTruncated: (output) => output.page.hasMore || output.partial !== undefined,
-
-  getPath(input: GrepInput, context?: ToolUseContext) {
-    return context ? targetOf(input, context) : (input.path === undefined ? "." : observablePath(input.path));
-  },
-
-  backfillObservableInput(input: GrepInput, context?: ToolUseContext) {
-    if (input.path !== undefined) input.path = observablePath(input.path, context);
-  },
 
   async validateInput(input, context) {
     if (input.path === undefined) return { result: true };
     const cwd = context.getCwd();
-    if (!fs.existsSync(targetOf(input, context))) {
+    if (!fs.existsSync(searchPathOf(input, context))) {
       return { result: false, message: `Path does not exist: ${input.path}. The current working directory is ${cwd}.`, errorCode: 1 };
     }
     return { result: true };
-  },
-
-  ruleFamily: "read",
-  async checkPermissions(input, context) {
-    return readPermission(targetOf(input, context), context);
   },
 
   async call(input, context, _canUseTool, _message, onProgress) {
@@ -111,7 +89,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput, GrepProgress>({
       before: input["-B"],
       after: input["-A"],
       context: input["-C"],
-      target: targetOf(input, context),
+      target: searchPathOf(input, context),
       permissionContext: context.getAppState().toolPermissionContext,
       timeoutMs,
       env: context.env,

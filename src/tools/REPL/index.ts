@@ -5,6 +5,7 @@ import { buildTool } from "../../core/buildTool.js";
 import type { PermissionResult } from "../../core/permissionTypes.js";
 import { createTaskId } from "../../core/tasks.js";
 import { OutputCollector } from "../Bash/output.js";
+import { timeoutInput } from "../Bash/timeoutInput.js";
 import { NO_PYTHON_MESSAGE, STATE_LOST } from "./host.js";
 import { DEFAULT_TIMEOUT_MS, INTERRUPT_GRACE_MS, MAX_TIMEOUT_MS, MAX_VALUE_CHARS, REPL_TOOL_NAME, replDescription, replPrompt } from "./prompt.js";
 
@@ -14,13 +15,7 @@ export { REPL_TOOL_NAME } from "./prompt.js";
 const inputSchema = () =>
   z.strictObject({
     code: z.string().describe("Python 3 source to run; the value of a final expression is returned"),
-    timeout: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_TIMEOUT_MS)
-      .optional()
-      .describe(`Timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS})`),
+    timeout: timeoutInput(DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
   });
 
 export type ReplInput = z.infer<ReturnType<typeof inputSchema>>;

@@ -5,54 +5,27 @@
 import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { spawnSync } from "node:child_process";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runToolUse, type ToolUseUpdate } from "../../../src/core/pipeline/index.js";
 import type { CanUseToolFn } from "../../../src/core/Tool.js";
-import { createSession, type Session } from "../../../src/session/index.js";
-import { checkSandboxSupport } from "../../../src/sandbox/index.js";
+import type { Session } from "../../../src/session/index.js";
 import { findPython3 } from "../../../src/tools/REPL/index.js";
 import { approveAll, assistantMessage, tempDir } from "../../helpers.js";
+import { openSession, sandboxSkipReason, type SessionSetup } from "../../sandbox/sessionSandbox.js";
 import { waitFor } from "../Bash/helpers.js";
 
 const python = findPython3(process.env);
-const support = checkSandboxSupport();
-const bwrapRuns = support.available && spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]).status === 0;
-const sandboxSkip = !support.available ? support.reason : !bwrapRuns ? "bwrap is installed but cannot create namespaces here" : "";
 if (!python) console.warn("skipping REPL tests: no python3 on PATH");
-if (sandboxSkip) console.warn(`skipping REPL sandbox tests: ${sandboxSkip}`);
+if (sandboxSkipReason) console.warn(`skipping REPL sandbox tests: ${sandboxSkipReason}`);
 
-const sessions: Session[] = [];
-afterAll(async () => {
-  for (const s of sessions.splice(0)) await s.close();
-});
-
-interface Setup {
-  sandbox?: boolean;
-  allowedTools?: string[];
+type Setup = Pick<SessionSetup, "sandbox" | "allowedTools" | "settings"> & {
+  /** Put in the session's environment, to find the interpreter's processes. */
   marker?: string;
-  settings?: Record<string, unknown>;
-}
+};
 
-async function open(setup: Setup = {}): Promise<{ session: Session; cwd: string }> {
-  const cwd = tempDir("tg-repl-");
-  const home = tempDir("tg-repl-home-");
-  let settingsFile: string | undefined;
-  if (setup.settings) {
-    settingsFile = path.join(home, "extra-settings.json");
-    fs.writeFileSync(settingsFile, JSON.stringify(setup.settings));
-  }
-  const session = await createSession({
-    cwd,
-    home,
-    settingsFile,
-    sandbox: setup.sandbox,
-    allowedTools: setup.allowedTools,
-    env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_MANAGED_SETTINGS: path.join(home, "none.json"), ...(setup.marker ? { TG_REPL_MARKER: setup.marker } : {}) },
-  });
-  sessions.push(session);
-  return { session, cwd };
-}
+/** A project with no repository in it. */
+const open = ({ marker, ...setup }: Setup = {}) =>
+  openSession({ ...setup, prefix: "tg-repl-", gitHooks: false, env: marker ? { TG_REPL_MARKER: marker } : {} });
 
 let counter = 0;
 async function repl(session: Session, input: Record<string, unknown>, canUseTool: CanUseToolFn = session.canUseTool) {
@@ -174,7 +147,7 @@ describe.skipIf(!python)("REPL", () => {
     expect(await repl(session, { code: "x" })).toMatchObject({ text: "value: 'kept'", isError: false });
   });
 
-  it.skipIf(!!sandboxSkip)("restarts the sandboxed interpreter with a notice when the sandbox policy changes", async () => {
+  it.skipIf(!!sandboxSkipReason)("restarts the sandboxed interpreter with a notice when the sandbox policy changes", async () => {
     const { session } = await open({ allowedTools: ["REPL"] });
     await repl(session, { code: "x = 1" });
     expect((await repl(session, { code: "x" })).text).toBe("value: 1");
@@ -235,7 +208,7 @@ describe.skipIf(!python)("REPL", () => {
     expect(processesWithMarker(marker)).toEqual([]);
   });
 
-  describe.skipIf(!!sandboxSkip)("in the OS sandbox", () => {
+  describe.skipIf(!!sandboxSkipReason)("in the OS sandbox", () => {
     it("writes inside the project when permitted, and cannot write outside it", async () => {
       const { session, cwd } = await open({ allowedTools: ["REPL"] });
       const outside = path.join(tempDir("tg-repl-outside-"), "escaped.txt");

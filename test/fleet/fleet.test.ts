@@ -212,6 +212,22 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
     expect(second!.events.some((e) => e.event === "ready")).toBe(true);
   }, 180_000);
 
+  it("the queue pauses for as long as the provider's retry-after asked, not --rate-limit-wait", async () => {
+    const { redis, dir, env: shared } = await fleetSetup();
+    const env = { ...shared, TOOLGATE_MAX_RETRIES: "0" };
+    const limited = await model({ turns: [{ status: 429, headers: { "retry-after": "2" } }, { content: [{ type: "text", text: "done after the asked wait" }] }] });
+    const file = writeTasks(dir, [task(dir, limited, "limited task", { id: "asked" })]);
+    await submit(file, redis.url, env);
+    const [worker] = workers(1, redis.url, env, ["--rate-limit-wait", "600000"]);
+    const noted = await worker!.waitFor((e) => e.event === "rate_limited", "the 429 to be noted");
+    expect(noted).toMatchObject({ job: "asked", retry_after_ms: 2_000 });
+    const queue = queueOf(redis.url);
+    await completed(queue, 1);
+    const [job] = await queue.getJobs(["completed"], 0, -1);
+    expect(job!.returnvalue.text).toBe("done after the asked wait");
+    expect(job!.processedOn!).toBeGreaterThanOrEqual(noted.at + 2_000 * 0.9);
+  }, 180_000);
+
   it("loses no task when redis-server restarts mid-run on the same append-only dir", async () => {
     const { redis, dir, env } = await fleetSetup();
     const release = path.join(dir, "release");

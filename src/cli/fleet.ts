@@ -1,6 +1,6 @@
 /** The CLI side of `toolgate fleet …` and `toolgate worker`. */
 import { UsageError } from "./errors.js";
-import { cancelWaiting, defaultWorkDir, parseRate, queueStatus, runWorker, submitTasks, TaskFileError, taskRecords } from "../fleet/index.js";
+import { cancelWaiting, cleanFinished, defaultWorkDir, parseDuration, parseRate, queueStatus, runWorker, submitTasks, TaskFileError, taskRecords, type FinishedState } from "../fleet/index.js";
 import { parseRedisUrl } from "../fleet/connection.js";
 
 export interface FleetFlags {
@@ -115,6 +115,24 @@ export async function fleetCancelCommand(flags: FleetFlags): Promise<number> {
     const removed = await reachingRedis(url, () => cancelWaiting({ redis: url, queue: flags.queue }));
     if (flags.json) process.stdout.write(`${JSON.stringify({ removed })}\n`);
     else process.stdout.write(`removed ${removed.length} waiting task${removed.length === 1 ? "" : "s"}; running tasks finish\n`);
+    return 0;
+  });
+}
+
+export async function fleetCleanCommand(flags: FleetFlags & { completed?: boolean; failed?: boolean; olderThan: string }): Promise<number> {
+  return fleetCommand(async () => {
+    const url = redisUrl(flags);
+    let olderThanMs: number;
+    try {
+      olderThanMs = parseDuration(flags.olderThan, "--older-than");
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    // Neither flag: both.
+    const states: FinishedState[] = flags.completed || flags.failed ? [...(flags.completed ? (["completed"] as const) : []), ...(flags.failed ? (["failed"] as const) : [])] : ["completed", "failed"];
+    const removed = await reachingRedis(url, () => cleanFinished({ redis: url, queue: flags.queue, states, olderThanMs }));
+    if (flags.json) process.stdout.write(`${JSON.stringify(Object.fromEntries(states.map((state) => [state, removed[state]])))}\n`);
+    else process.stdout.write(`${states.map((state) => `removed ${removed[state].length} ${state} task${removed[state].length === 1 ? "" : "s"}`).join(", ")}${olderThanMs > 0 ? ` that finished more than ${flags.olderThan} ago` : ""}\n`);
     return 0;
   });
 }

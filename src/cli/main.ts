@@ -249,6 +249,14 @@ withQueueFlags(fleet.command("cancel").description("Remove the tasks no worker h
   const { fleetCancelCommand } = await import("./fleet.js");
   process.exitCode = await fleetCancelCommand(flags);
 });
+withQueueFlags(fleet.command("clean").description("Remove finished tasks and their results (both completed and failed unless one is named); waiting and running ones stay."))
+  .option("--completed", "remove the completed tasks")
+  .option("--failed", "remove the failed tasks")
+  .option("--older-than <duration>", "only those that finished at least this long ago, e.g. 1h or 7d", "0s")
+  .action(async (flags) => {
+    const { fleetCleanCommand } = await import("./fleet.js");
+    process.exitCode = await fleetCleanCommand(flags);
+  });
 withQueueFlags(program.command("worker").description("Run fleet tasks from the queue, each as a headless session (toolgate -p) in its own process."))
   .option("--concurrency <n>", "tasks this worker runs at once", "1")
   .option("--rate <count/duration>", "at most this many tasks start per duration across all workers of the queue, e.g. 10/1m")

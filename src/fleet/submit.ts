@@ -123,3 +123,18 @@ export async function cancelWaiting(options: QueueOptions): Promise<string[]> {
     return removed;
   });
 }
+
+export type FinishedState = "completed" | "failed";
+
+/**
+ * Removes the tasks that finished (`states`) at least `olderThanMs` ago, with their results; waiting and running
+ * ones stay. A task removed can be submitted again (its id is free).
+ */
+export async function cleanFinished(options: QueueOptions & { states: readonly FinishedState[]; olderThanMs: number }): Promise<Record<FinishedState, string[]>> {
+  return withQueue(options, async (queue) => {
+    const removed: Record<FinishedState, string[]> = { completed: [], failed: [] };
+    // 0: no limit on how many
+    for (const state of options.states) removed[state] = await queue.clean(options.olderThanMs, 0, state);
+    return removed;
+  });
+}

@@ -23,14 +23,23 @@ export interface WorkerOptions {
 }
 
 /** `5/1s`, `100/1m`, `10/500ms`. */
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
 export function parseRate(text: string): { max: number; durationMs: number } {
   const match = /^(\d+)\/(\d+(?:\.\d+)?)?(ms|s|m|h)$/.exec(text.trim());
   if (!match) throw new Error(`--rate ${text}: expected COUNT/DURATION such as 5/1s, 100/1m or 10/500ms`);
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[3] as "ms" | "s" | "m" | "h"];
+  const unit = UNIT_MS[match[3] as keyof typeof UNIT_MS];
   const max = Number(match[1]);
   const durationMs = Math.round(Number(match[2] ?? 1) * unit);
   if (max < 1 || durationMs < 1) throw new Error(`--rate ${text}: the count and the duration must be positive`);
   return { max, durationMs };
+}
+
+/** A duration such as 30s, 15m, 2h or 7d (0 with any unit is allowed), in milliseconds. */
+export function parseDuration(text: string, flag: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!match) throw new Error(`${flag} ${text}: expected a duration such as 30s, 15m, 2h or 7d`);
+  return Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
 }
 
 /** Runs until SIGTERM or SIGINT; resolves with the exit code. */

@@ -228,6 +228,38 @@ describe.skipIf(!redisServerInstalled)("toolgate fleet", () => {
     expect(job!.processedOn!).toBeGreaterThanOrEqual(noted.at + 2_000 * 0.9);
   }, 180_000);
 
+  it("clean removes finished tasks (completed, failed or both; --older-than spares recent ones); waiting ones stay and a cleaned task can be queued again", async () => {
+    const { redis, dir, env } = await fleetSetup();
+    const fast = await model(fastTurns);
+    const file = writeTasks(dir, [task(dir, fast, "works", { id: "ok" }), task(path.join(dir, "missing"), fast, "fails", { id: "bad" })]);
+    await submit(file, redis.url, env);
+    workers(1, redis.url, env);
+    const queue = queueOf(redis.url);
+    await until(async () => {
+      const counts = await queue.getJobCounts("completed", "failed");
+      return counts.completed === 1 && counts.failed === 1 ? true : undefined;
+    }, "one completed and one failed task");
+    fs.mkdirSync(path.join(dir, "later"));
+    const later = writeTasks(path.join(dir, "later"), [task(dir, fast, "not yet", { id: "later" })]);
+    // no worker for this queue: it waits
+    expect((await fleetCli(["submit", later, "--redis", redis.url, "--queue", "other"], env)).code).toBe(0);
+
+    const spared = await fleetCli(["clean", "--redis", redis.url, "--older-than", "1h", "--json"], env);
+    expect(JSON.parse(spared.stdout)).toEqual({ completed: [], failed: [] });
+    const failed = await fleetCli(["clean", "--redis", redis.url, "--failed"], env);
+    expect(failed.stdout).toBe("removed 1 failed task\n");
+    expect(await queue.getJob("bad")).toBeUndefined();
+    expect((await queue.getJob("ok"))?.returnvalue?.text).toBe("done");
+    const rest = await fleetCli(["clean", "--redis", redis.url, "--json"], env);
+    expect(JSON.parse(rest.stdout)).toEqual({ completed: ["ok"], failed: [] });
+    expect((await fleetCli(["results", "--redis", redis.url], env)).stdout).toBe("");
+    expect(JSON.parse((await fleetCli(["status", "--redis", redis.url, "--queue", "other", "--json"], env)).stdout).waiting).toBe(1);
+    // the id is free again
+    const again = await fleetCli(["submit", file, "--redis", redis.url, "--json"], env);
+    expect(JSON.parse(again.stdout).queued.sort()).toEqual(["bad", "ok"]);
+    expect((await fleetCli(["clean", "--redis", redis.url, "--older-than", "soon"], env)).stderr).toContain("--older-than soon: expected a duration such as 30s, 15m, 2h or 7d");
+  }, 180_000);
+
   it("loses no task when redis-server restarts mid-run on the same append-only dir", async () => {
     const { redis, dir, env } = await fleetSetup();
     const release = path.join(dir, "release");

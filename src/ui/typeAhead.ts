@@ -6,7 +6,9 @@
  *
  * While held, the terminal is in raw mode and what is typed is kept as typed, for the next reader (the UI) to read
  * first. In raw mode the terminal no longer turns Ctrl-C and Ctrl-\ into signals, so the hold does, as the cooked
- * terminal would have.
+ * terminal would have. What was typed before the hold began, while Node loaded the CLI, the cooked terminal has
+ * already turned Enter into a line feed: it is the terminal's pending input, read before any key typed since, and
+ * its line feeds are taken back to Enter.
  */
 
 const SIGNAL_KEYS: ReadonlyArray<[byte: number, signal: NodeJS.Signals]> = [
@@ -17,6 +19,9 @@ const SIGNAL_KEYS: ReadonlyArray<[byte: number, signal: NodeJS.Signals]> = [
 export class TypeAhead {
   private typed: Buffer[] = [];
   private holding = false;
+  /** Reading what the terminal held when the hold began (typed while it was cooked). */
+  private readingCooked = false;
+  private holds = 0;
 
   constructor(
     private readonly stdin: NodeJS.ReadStream = process.stdin,
@@ -24,7 +29,8 @@ export class TypeAhead {
   ) {}
 
   private readonly onData = (chunk: Buffer | string) => {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    let bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    if (this.readingCooked) bytes = Buffer.from(bytes.toString("latin1").replace(/\n/g, "\r"), "latin1");
     for (const [byte, signal] of SIGNAL_KEYS) {
       if (!bytes.includes(byte)) continue;
       // What was typed before the interrupt goes with it, as a cooked terminal flushes its line.
@@ -41,6 +47,11 @@ export class TypeAhead {
     this.holding = true;
     this.stdin.setRawMode(true);
     this.stdin.on("data", this.onData);
+    this.readingCooked = true;
+    const hold = ++this.holds;
+    void pendingInputRead().then(() => {
+      if (this.holds === hold) this.readingCooked = false;
+    });
   }
 
   /** Hands over to the next reader: raw mode stays on, and what was typed is the first thing it reads. */
@@ -55,13 +66,7 @@ export class TypeAhead {
    * pending input included, is read and dropped first; raw mode stays on for the question.
    */
   async toQuestion(): Promise<void> {
-    // Reading starts on the next tick; the next poll phase after that reads all the terminal holds (libuv reads
-    // until the descriptor would block). Two immediates: the first may run in the loop turn whose poll is already
-    // past, the second runs after a poll that came after the reading started.
-    if (this.holding) {
-      await turn();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    if (this.holding) await pendingInputRead();
     await this.stop();
   }
 
@@ -84,6 +89,17 @@ export class TypeAhead {
     this.typed = [];
     return data;
   }
+}
+
+/**
+ * Until what the terminal held when reading started has been read: reading starts on the next tick, and the next
+ * poll phase after that reads all the terminal holds (libuv reads until the descriptor would block). Two
+ * immediates: the first may run in the loop turn whose poll is already past, the second after a poll that came
+ * after the reading started.
+ */
+async function pendingInputRead(): Promise<void> {
+  await turn();
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Until the ticks now due and the current loop turn have run. */

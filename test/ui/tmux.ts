@@ -181,15 +181,23 @@ export class Terminal {
     }
   }
 
-  /** Bytes the CLI has read off the terminal so far. */
-  private readBytes(): number {
+  /** Each read the CLI made off the terminal so far, as the bytes it got. */
+  reads(): Buffer[] {
     let text = "";
     try {
       text = fs.readFileSync(this.ackFile, "utf8");
     } catch {
       // nothing read yet
     }
-    this.seenRead = text.split("\n").reduce((sum, line) => sum + (Number(line) || 0), 0);
+    return text
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => Buffer.from(line.split(" ")[1] ?? "", "hex"));
+  }
+
+  /** Bytes the CLI has read off the terminal so far. */
+  private readBytes(): number {
+    this.seenRead = this.reads().reduce((sum, chunk) => sum + chunk.length, 0);
     return this.seenRead;
   }
 

@@ -49,6 +49,28 @@ describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
     expect(t.all().split("hello early").length - 1).toBe(1);
   });
 
+  it("a prompt typed before the CLI had even loaded, while the terminal was still cooked, is sent too", async () => {
+    for (let attempt = 0; ; attempt++) {
+      const { dir, home } = tuiProject("toolgate-typeahead-cooked-");
+      const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Answered the earliest bird." }] }] } });
+      servers.push(server);
+      const t = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"], { columns: 120 });
+      terminals.push(t);
+      // Sent as the terminal starts: Node has not loaded the CLI, so the terminal takes it cooked (Enter → line feed).
+      await t.write("typed early\r", { wait: false });
+      await until(() => Buffer.concat(t.reads()).toString().includes("typed early"), "the CLI to read the early keys");
+      if (!Buffer.concat(t.reads()).toString().includes("typed early\n")) {
+        // The CLI was already raw when the keys came (a very fast start): this attempt proves nothing, try again.
+        if (attempt < 3) continue;
+        throw new Error("the CLI was raw before keys sent at once could arrive, four times");
+      }
+      await t.waitFor("Answered the earliest bird.", { all: true });
+      const body = server.requests()[0]!.body as { messages: Array<{ content: unknown }> };
+      expect(JSON.stringify(body.messages.at(-1)!.content)).toContain("typed early");
+      return;
+    }
+  });
+
   it("Ctrl-C during a start that hangs ends the CLI, and the terminal is left cooked", async () => {
     const { dir, home, started } = slowStart("toolgate-typeahead-int-");
     const server = await startFakeModelServer({ script: { turns: [] } });

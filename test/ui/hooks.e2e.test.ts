@@ -3,12 +3,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
+import { closedAfterEach, hasTmux, Terminal, tuiEnv } from "./tmux.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const { servers, terminals } = closedAfterEach<FakeModelServer>();
+const { terminals, serve } = closedAfterEach();
 
 const READY = "ask anything";
 
@@ -32,16 +31,13 @@ describe.skipIf(!hasTmux)("hooks in the terminal UI", () => {
     const hook = { hooks: [{ type: "command", command: `{ cat; echo; } >> ${JSON.stringify(log)}`, timeout: 10 }] };
     // User settings: no folder trust question.
     fs.writeFileSync(path.join(home, "settings.json"), JSON.stringify({ hooks: { Notification: [hook], SessionEnd: [hook] } }));
-    const server = await startFakeModelServer({
-      script: {
-        turns: [
-          { content: [{ type: "tool_use", id: "toolu_bash", name: "Bash", input: { command: "echo hi > out.txt" } }] },
-          { content: [{ type: "text", text: "Wrote it." }] },
-        ],
-      },
+    const server = await serve({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_bash", name: "Bash", input: { command: "echo hi > out.txt" } }] },
+        { content: [{ type: "text", text: "Wrote it." }] },
+      ],
     });
-    servers.push(server);
-    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const env = tuiEnv(home, server.url);
     const t = new Terminal(dir, env, ["--no-sandbox"]);
     terminals.push(t);
     const recorded = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
@@ -84,17 +80,14 @@ describe.skipIf(!hasTmux)("hooks in the terminal UI", () => {
     // UI's own clock, proof that 2 s passed in the UI with nothing typed (a repeating notification would have fired).
     const hook = { hooks: [{ type: "command", command: `{ cat; echo; } >> ${JSON.stringify(log)}; exec sleep 30`, timeout: 2 }] };
     fs.writeFileSync(path.join(home, "settings.json"), JSON.stringify({ hooks: { Notification: [hook] } }));
-    const server = await startFakeModelServer({
-      script: {
-        turns: [
-          { content: [{ type: "text", text: "First answer." }] },
-          // held open until the test releases it
-          { content: [{ type: "text", text: "Second answer." }], steps: [{ after: 0, waitForFile: release, timeoutMs: 120_000 }] },
-        ],
-      },
+    const server = await serve({
+      turns: [
+        { content: [{ type: "text", text: "First answer." }] },
+        // held open until the test releases it
+        { content: [{ type: "text", text: "Second answer." }], steps: [{ after: 0, waitForFile: release, timeoutMs: 120_000 }] },
+      ],
     });
-    servers.push(server);
-    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, TOOLGATE_IDLE_NOTIFY_MS: "300", PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const env = tuiEnv(home, server.url, { TOOLGATE_IDLE_NOTIFY_MS: "300" });
     const t = new Terminal(dir, env, ["--no-sandbox"], { columns: 200 });
     terminals.push(t);
     const recorded = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
@@ -134,9 +127,8 @@ describe.skipIf(!hasTmux)("hooks in the terminal UI", () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-fallback-")));
     const home = path.join(dir, ".home");
     fs.mkdirSync(home);
-    const server = await startFakeModelServer({ script: { turns: [{ status: 529 }, { content: [{ type: "text", text: "Answer from the backup." }] }, { content: [{ type: "text", text: "Answer from the main model." }] }] } });
-    servers.push(server);
-    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, TOOLGATE_MAX_RETRIES: "0", PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const server = await serve({ turns: [{ status: 529 }, { content: [{ type: "text", text: "Answer from the backup." }] }, { content: [{ type: "text", text: "Answer from the main model." }] }] });
+    const env = tuiEnv(home, server.url, { TOOLGATE_MAX_RETRIES: "0" });
     const t = new Terminal(dir, env, ["--no-sandbox", "--model", "primary-model", "--fallback-model", "backup-model"]);
     terminals.push(t);
     await t.waitFor(READY);

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import type { FakeModelServer } from "../../scripts/fake-model.mjs";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 import { isRunning } from "../tools/Bash/helpers.js";
 import { listSessions } from "../../src/agent/transcript.js";
@@ -15,13 +15,7 @@ import { listSessions } from "../../src/agent/transcript.js";
 // A start of the real CLI takes seconds on a loaded 2-core machine; every wait below polls the screen.
 vi.setConfig({ testTimeout: 180_000 });
 
-const { servers, terminals } = closedAfterEach<FakeModelServer>();
-
-async function serve(script: FakeModelScript) {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
+const { terminals, serve } = closedAfterEach();
 
 function project(): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-")));

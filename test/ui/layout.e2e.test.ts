@@ -8,13 +8,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
+import type { FakeModelScript } from "../../scripts/fake-model.mjs";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
 // A start of the real CLI takes seconds on a loaded 2-core machine; every wait below polls the screen.
 vi.setConfig({ testTimeout: 180_000 });
 
-const { servers, terminals } = closedAfterEach<FakeModelServer>();
+const { terminals, serve } = closedAfterEach();
 
 const READY = "ask anything";
 const DEEP_DIR = "src/a/rather/long/directory/path/that/keeps/on/going/and/going/deeper/still";
@@ -56,8 +56,7 @@ function turns(dir: string): FakeModelScript["turns"] {
 }
 
 async function start(dir: string, script: FakeModelScript, columns: number): Promise<Terminal> {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
+  const server = await serve(script);
   // the home directory (and the transcript in it) outside the project, so the search finds only the project's file
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-layout-home-"));
   const env = {

@@ -8,24 +8,22 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
+import { closedAfterEach, hasTmux, Terminal, tuiEnv } from "./tmux.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
 const require = createRequire(import.meta.url);
 const everythingServer = path.join(path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js");
-const { servers, terminals } = closedAfterEach<FakeModelServer>();
+const { terminals, serve } = closedAfterEach();
 
 describe.skipIf(!hasTmux)("MCP prompts in the UI", () => {
   it("the / menu lists them, a prompt runs with its arguments, a missing one is explained", async () => {
-    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Sunny all week." }] }] } });
-    servers.push(server);
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Sunny all week." }] }] });
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-mcp-")));
     const home = path.join(dir, ".home");
     fs.mkdirSync(home);
     const mcpConfig = JSON.stringify({ mcpServers: { every: { command: process.execPath, args: [everythingServer, "stdio"] } } });
-    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const env = tuiEnv(home, server.url);
     const terminal = new Terminal(dir, env, ["--no-sandbox", "--mcp-config", mcpConfig], { columns: 100, rows: 30 });
     terminals.push(terminal);
     await terminal.waitFor("ask anything");

@@ -8,20 +8,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { closedAfterEach, hasTmux, Terminal, tuiEnv, tuiProject } from "./tmux.js";
 import { DYNAMIC_SERVER, repoRoot, TSX_IMPORT } from "../mcp/helpers.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const { servers, terminals } = closedAfterEach<FakeModelServer>();
+const { terminals, serve } = closedAfterEach();
 
 const project = () => tuiProject("toolgate-tui-memory-");
 
 describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
   it("# appends to the picked memory file (not sent); /memory opens it in $EDITOR", async () => {
-    const server = await startFakeModelServer({ script: { turns: [] } });
-    servers.push(server);
+    const server = await serve({ turns: [] });
     const { dir, home } = project();
     fs.writeFileSync(path.join(dir, "CLAUDE.md"), "# Rules\nKeep it small.");
     const editor = path.join(home, "editor.sh");
@@ -56,8 +54,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
   });
 
   it("/memory: the session goes on while the editor has the terminal, and the UI reads keys again after", async () => {
-    const server = await startFakeModelServer({ script: { turns: [] } });
-    servers.push(server);
+    const server = await serve({ turns: [] });
     const { dir, home } = project();
     fs.writeFileSync(path.join(dir, "CLAUDE.md"), "# Rules\n");
     const hang = path.join(dir, "hang");
@@ -95,8 +92,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
     { editor: "/no/such/editor", says: '/memory: could not start the editor "/no/such/editor" (exit 127' },
     { editor: "sh -c 'exit 4'", says: "/memory: sh -c 'exit 4' exited with 4" },
   ])("/memory: an editor that cannot start or fails ($editor) is reported, and the UI takes the terminal back", async ({ editor, says }) => {
-    const server = await startFakeModelServer({ script: { turns: [] } });
-    servers.push(server);
+    const server = await serve({ turns: [] });
     const { dir, home } = project();
     const terminal = new Terminal(dir, tuiEnv(home, server.url, { EDITOR: editor }), ["--no-sandbox"], { columns: 100, rows: 30 });
     terminals.push(terminal);
@@ -112,8 +108,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
   });
 
   it("/memory: Ctrl-C in an editor that leaves the terminal cooked ends the editor, not the session", async () => {
-    const server = await startFakeModelServer({ script: { turns: [] } });
-    servers.push(server);
+    const server = await serve({ turns: [] });
     const { dir, home } = project();
     const started = path.join(dir, "editor-started");
     const editor = path.join(home, "editor.sh");
@@ -138,15 +133,12 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
   });
 
   it("/init is sent to the model, and its Write of AGENTS.md goes through the permission dialog", async () => {
-    const server = await startFakeModelServer({
-      script: {
-        turns: [
-          { content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: "AGENTS.md", content: "# Agents\nRun npm test.\n" } }] },
-          { content: [{ type: "text", text: "Wrote AGENTS.md." }] },
-        ],
-      },
+    const server = await serve({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: "AGENTS.md", content: "# Agents\nRun npm test.\n" } }] },
+        { content: [{ type: "text", text: "Wrote AGENTS.md." }] },
+      ],
     });
-    servers.push(server);
     const { dir, home } = project();
     const terminal = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"], { columns: 100, rows: 30 });
     terminals.push(terminal);
@@ -161,8 +153,7 @@ describe.skipIf(!hasTmux)("memory, /init and resource mentions", () => {
   });
 
   it("@server:uri completes with Tab and attaches the resource; a failed read is an error and is not sent", async () => {
-    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Read it." }] }, { content: [{ type: "text", text: "Second." }] }] } });
-    servers.push(server);
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Read it." }] }, { content: [{ type: "text", text: "Second." }] }] });
     const { dir, home } = project();
     const mcpConfig = JSON.stringify({ mcpServers: { dyn: { command: process.execPath, args: [...TSX_IMPORT, DYNAMIC_SERVER], cwd: repoRoot } } });
     const terminal = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox", "--mcp-config", mcpConfig], { columns: 100, rows: 30 });

@@ -9,13 +9,12 @@ import { promisify } from "node:util";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { cliArgs, closedAfterEach, hasTmux, Terminal, tuiEnv, tuiProject } from "./tmux.js";
 import { cliEnv } from "../cliCommand.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const { servers, terminals } = closedAfterEach<FakeModelServer>();
+const { terminals, serve } = closedAfterEach();
 
 const project = () => tuiProject("toolgate-tui-style-");
 
@@ -23,8 +22,7 @@ const systemOf = (request: { body: unknown }) => JSON.stringify((request.body as
 
 describe.skipIf(!hasTmux)("output styles and the status line", () => {
   it("/output-style picks a style, saves it and sends it; -p honours the setting", async () => {
-    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Arr, done." }] }, { content: [{ type: "text", text: "Printed." }] }] } });
-    servers.push(server);
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Arr, done." }] }, { content: [{ type: "text", text: "Printed." }] }] });
     const { dir, home } = project();
     fs.mkdirSync(path.join(dir, ".toolgate", "output-styles"), { recursive: true });
     fs.writeFileSync(path.join(dir, ".toolgate", "output-styles", "pirate.md"), "---\nname: pirate\ndescription: answers like a pirate\n---\nSpeak like a pirate in every answer.\n");
@@ -57,8 +55,7 @@ describe.skipIf(!hasTmux)("output styles and the status line", () => {
   });
 
   it("the statusLine command gets the session JSON, is shown, follows changes, and a failing one breaks nothing", async () => {
-    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Fine." }] }] } });
-    servers.push(server);
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Fine." }] }] });
     const { dir, home } = project();
     const script = path.join(home, "status.mjs");
     fs.writeFileSync(
@@ -81,8 +78,7 @@ describe.skipIf(!hasTmux)("output styles and the status line", () => {
   });
 
   it("a project's statusLine in a folder you did not trust never runs", async () => {
-    const server = await startFakeModelServer({ script: { turns: [] } });
-    servers.push(server);
+    const server = await serve({ turns: [] });
     const { dir, home } = project();
     const marker = path.join(dir, "status-ran");
     fs.mkdirSync(path.join(dir, ".toolgate"));

@@ -6,20 +6,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
+import type { FakeModelScript, FakeModelServer } from "../../scripts/fake-model.mjs";
+import { closedAfterEach, hasTmux, Terminal, tuiEnv } from "./tmux.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const { servers, terminals } = closedAfterEach<FakeModelServer>();
+const { terminals, serve } = closedAfterEach();
 
 async function start(script: FakeModelScript, args: string[] = []) {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
+  const server = await serve(script);
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-plan-")));
   const home = path.join(dir, ".home");
   fs.mkdirSync(home);
-  const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+  const env = tuiEnv(home, server.url);
   const terminal = new Terminal(dir, env, ["--no-sandbox", ...args], { columns: 100, rows: 40 });
   terminals.push(terminal);
   await terminal.waitFor("ask anything");

@@ -9,19 +9,17 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
-import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
+import { closedAfterEach, hasTmux, Terminal, tuiEnv } from "./tmux.js";
 import { write, writePlugin } from "../plugins/fixtures.js";
 import { runCli } from "../cli/agentRun.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const { servers, terminals } = closedAfterEach<FakeModelServer>();
+const { terminals, serve } = closedAfterEach();
 
 describe.skipIf(!hasTmux)("plugins in the UI", () => {
   it("/plugin install, /plugin lists it, the next session runs /kit:hello", async () => {
-    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Hello, Ada!" }] }] } });
-    servers.push(server);
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Hello, Ada!" }] }] });
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-plugins-")));
     const dir = path.join(root, "project");
     const home = path.join(root, "home");
@@ -30,7 +28,7 @@ describe.skipIf(!hasTmux)("plugins in the UI", () => {
     const market = path.join(root, "market");
     writePlugin(path.join(market, "kit"));
     write(path.join(market, ".claude-plugin/marketplace.json"), JSON.stringify({ name: "local", plugins: [{ name: "kit", source: "./kit", description: "The kit" }] }));
-    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const env = tuiEnv(home, server.url);
     expect((await runCli(["plugin", "marketplace", "add", market], { ...process.env, ...env })).code).toBe(0);
 
     const first = new Terminal(dir, env, ["--no-sandbox"], { columns: 120, rows: 30 });
@@ -55,13 +53,12 @@ describe.skipIf(!hasTmux)("plugins in the UI", () => {
   });
 
   it("a --plugin-dir inside the folder: the trust question lists its hook and server; No keeps them off, the command still works", async () => {
-    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Hi there." }] }] } });
-    servers.push(server);
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Hi there." }] }] });
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-plugin-trust-")));
     const home = path.join(dir, ".home");
     fs.mkdirSync(home);
     const plugin = writePlugin(path.join(dir, "tools/kit"));
-    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const env = tuiEnv(home, server.url);
     const terminal = new Terminal(dir, env, ["--no-sandbox", "--plugin-dir", plugin], { columns: 160, rows: 40 });
     terminals.push(terminal);
     const question = (await terminal.waitFor("Do you trust the files in this folder?")).replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
@@ -80,8 +77,7 @@ describe.skipIf(!hasTmux)("plugins in the UI", () => {
     expect(JSON.stringify(server.requests()[0].body)).not.toContain("mcp__plugin_kit_echo");
   });
   it("a project's extraKnownMarketplaces: the trust question lists it, /plugin shows it as the project's, /plugin install waits for Yes", async () => {
-    const server = await startFakeModelServer({ script: { turns: [] } });
-    servers.push(server);
+    const server = await serve({ turns: [] });
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-tui-project-market-")));
     const home = path.join(dir, ".home");
     fs.mkdirSync(home);
@@ -94,7 +90,7 @@ describe.skipIf(!hasTmux)("plugins in the UI", () => {
     git("commit", "-qm", "marketplace");
     const url = pathToFileURL(market).href;
     write(path.join(dir, ".toolgate/settings.json"), JSON.stringify({ extraKnownMarketplaces: { team: { source: { source: "git", url } } }, enabledPlugins: { "kit@team": true } }));
-    const env = { TOOLGATE_HOME: home, HOME: home, ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+    const env = tuiEnv(home, server.url);
 
     const first = new Terminal(dir, env, ["--no-sandbox"], { columns: 400, rows: 40 });
     terminals.push(first);

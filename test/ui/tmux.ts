@@ -8,21 +8,30 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
+import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { cliArgs, cliEnv, repoRoot } from "../cliCommand.js";
 
 export { builtIsFresh, cliArgs, repoRoot } from "../cliCommand.js";
 
 export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 
-/** The terminals and model servers a test file starts: push them here and they are closed after each of its tests. */
-export function closedAfterEach<S extends { close(): Promise<unknown> }>(): { servers: S[]; terminals: Terminal[] } {
-  const servers: S[] = [];
+/**
+ * The terminals a test file opens and the scripted model servers it starts (`serve`): push the terminals here;
+ * both are closed after each of its tests.
+ */
+export function closedAfterEach(): { terminals: Terminal[]; serve: (script: FakeModelScript) => Promise<FakeModelServer> } {
+  const servers: FakeModelServer[] = [];
   const terminals: Terminal[] = [];
   afterEach(async () => {
     for (const t of terminals.splice(0)) t.close();
     await Promise.all(servers.splice(0).map((s) => s.close()));
   });
-  return { servers, terminals };
+  const serve = async (script: FakeModelScript) => {
+    const server = await startFakeModelServer({ script });
+    servers.push(server);
+    return server;
+  };
+  return { terminals, serve };
 }
 
 /** Polls `check` until it holds, failing after `timeoutMs` with `what` in the message. */

@@ -7,12 +7,11 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "../../scripts/fake-model.mjs";
 import { closedAfterEach, hasTmux, Terminal, tuiEnv, tuiProject, until } from "./tmux.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const { servers, terminals } = closedAfterEach<FakeModelServer>();
+const { terminals, serve } = closedAfterEach();
 
 /** A project whose user settings hold a SessionStart hook that says it started, then waits for `release` to exist. */
 function slowStart(prefix: string): { dir: string; home: string; started: string; release: string } {
@@ -32,8 +31,7 @@ function lineSettings(t: Terminal): string {
 describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
   it("a prompt typed ahead with Enter is sent once the UI is up, without being echoed over the screen", async () => {
     const { dir, home, started, release } = slowStart("toolgate-typeahead-");
-    const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Answered the early bird." }] }] } });
-    servers.push(server);
+    const server = await serve({ turns: [{ content: [{ type: "text", text: "Answered the early bird." }] }] });
     const t = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"], { columns: 120 });
     terminals.push(t);
     await until(() => fs.existsSync(started), "the SessionStart hook");
@@ -52,8 +50,7 @@ describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
   it("a prompt typed before the CLI had even loaded, while the terminal was still cooked, is sent too", async () => {
     for (let attempt = 0; ; attempt++) {
       const { dir, home } = tuiProject("toolgate-typeahead-cooked-");
-      const server = await startFakeModelServer({ script: { turns: [{ content: [{ type: "text", text: "Answered the earliest bird." }] }] } });
-      servers.push(server);
+      const server = await serve({ turns: [{ content: [{ type: "text", text: "Answered the earliest bird." }] }] });
       const t = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"], { columns: 120 });
       terminals.push(t);
       // Sent as the terminal starts: Node has not loaded the CLI, so the terminal takes it cooked (Enter → line feed).
@@ -73,8 +70,7 @@ describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
 
   it("Ctrl-C during a start that hangs ends the CLI, and the terminal is left cooked", async () => {
     const { dir, home, started } = slowStart("toolgate-typeahead-int-");
-    const server = await startFakeModelServer({ script: { turns: [] } });
-    servers.push(server);
+    const server = await serve({ turns: [] });
     const t = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"]);
     terminals.push(t);
     await until(() => fs.existsSync(started), "the SessionStart hook");
@@ -93,8 +89,7 @@ describe.skipIf(!hasTmux)("keys typed while the UI starts", () => {
       const { dir, home } = tuiProject("toolgate-typeahead-trust-");
       fs.mkdirSync(path.join(dir, ".toolgate"));
       fs.writeFileSync(path.join(dir, ".toolgate/settings.json"), JSON.stringify({ permissions: { allow: ["Bash"] } }));
-      const server = await startFakeModelServer({ script: { turns: [] } });
-      servers.push(server);
+      const server = await serve({ turns: [] });
       const t = new Terminal(dir, tuiEnv(home, server.url), ["--no-sandbox"]);
       terminals.push(t);
       // "y" answers the question with trust. Sent as the CLI starts, it is in the terminal before the question.

@@ -15,6 +15,7 @@ import ignore, { type Ignore } from "ignore";
 import { ensurePrivateDirSync, PRIVATE_FILE_MODE } from "../util/privateFiles.js";
 import { SAFETY_DIRECTORY_NAMES, SAFETY_FILE_NAMES } from "./safetyPaths.js";
 import { createDirectoryWatcher, type DirectoryWatcher } from "./directoryWatcher.js";
+import { lstatIfExists } from "../util/statIfExists.js";
 
 /** A file's content before a call: the blob holding its bytes and its permission bits; null: it did not exist. */
 export type SavedContent = { blobPath: string; mode: number } | null;
@@ -107,17 +108,6 @@ function mib(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
-/** The lstat of a path, or undefined when it is gone (also when a directory on the way became a file). */
-function lstatIfThere(filePath: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(filePath);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw err;
-  }
 }
 
 function statChanged(entry: Entry, stat: fs.Stats): boolean {
@@ -360,7 +350,7 @@ export function createWorkspaceSnapshots(
         await walkDir(child, layers, visit, register);
       } else if (entry.isFile()) {
         if (isIgnored(layers, child, false)) continue;
-        const stat = lstatIfThere(child);
+        const stat = lstatIfExists(child);
         if (stat?.size === 0 && PLACEHOLDER_NAMES.has(entry.name)) continue;
         if (stat?.isFile()) visit(child, stat);
       }
@@ -397,7 +387,7 @@ export function createWorkspaceSnapshots(
     };
     for (const dirty of [...paths].sort()) {
       const parent = watcher.get(path.dirname(dirty));
-      const stat = lstatIfThere(dirty);
+      const stat = lstatIfExists(dirty);
       const wasDir = watcher.get(dirty) !== undefined;
       if (!parent || !stat) {
         // Gone, or in a directory no longer watched (its own notice, from its parent, covers it).
@@ -426,7 +416,7 @@ export function createWorkspaceSnapshots(
     // is every name of an inode that gained a link.
     for (const [filePath, entry] of cache) {
       if ((entry.links < 2 && !linked.has(entry.ino)) || entry.seen === current || sweep.has(filePath)) continue;
-      const stat = lstatIfThere(filePath);
+      const stat = lstatIfExists(filePath);
       if (stat?.isFile()) visitor.visit(filePath, stat);
       else sweep.add(filePath);
     }

@@ -6,6 +6,7 @@ import { resolveRealPath } from "../../permissions/index.js";
 import { resolvePhysicalPath } from "../../util/physicalPath.js";
 import { descriptorPath, identityAt, openVerifiedDirectory, PathChangedError, verifyDescriptor, type VerifiedDirectory } from "../../util/verifiedPath.js";
 import { FileToolError } from "./errors.js";
+import { statIfExists } from "../../util/statIfExists.js";
 
 /**
  * Check and use are the same file. The permission check judges a path's real path (checkPathOnDisk); the
@@ -64,21 +65,11 @@ export interface FileOnDisk {
   read(): { raw: Buffer; stat: fs.Stats };
 }
 
-function statOrUndefined(target: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(target);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw err;
-  }
-}
-
 /** The file at `absPath`, looked up anew on each access (what validation, before the permission check, sees). */
 export function fileAtPath(absPath: string): FileOnDisk {
   return {
     path: absPath,
-    stat: () => statOrUndefined(absPath),
+    stat: () => statIfExists(absPath),
     read() {
       const fd = fs.openSync(absPath, "r");
       try {

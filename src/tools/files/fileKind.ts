@@ -26,16 +26,7 @@ export function blockedDevicePath(absPath: string): string | undefined {
   return undefined;
 }
 
-/** The path's stat, or undefined when nothing is there (ENOENT, or a parent that is not a directory). */
-export function statIfExists(absPath: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(absPath);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw err;
-  }
-}
+export { statIfExists } from "../../util/statIfExists.js";
 
 /** What a non-regular file is, for messages; undefined for regular files. */
 export function describeSpecialFile(stat: fs.Stats): string | undefined {
